@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: a virtualenv with tokcheck and its test extras,
+# Debian's chromium for the report's browser check (when apt is at hand), then pytest.
+# The end-to-end tests provision vLLM for the CPU in its own cached virtualenv themselves
+# (~/.cache/tokcheck, about 2 minutes and 3.5 GB the first time).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q -e '.[test,fast]'
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  echo "== installing Debian's chromium for the report's browser check"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+    || echo "   (chromium could not be installed; the browser check will fail)"
+fi
+# pytest's exit 5 (no tests collected) is a failure here, as is every other non-zero exit.
+exec .venv/bin/python -m pytest "$@"

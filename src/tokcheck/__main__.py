@@ -1,0 +1,5 @@
+import sys
+
+from tokcheck.cli import main
+
+sys.exit(main())

@@ -1,0 +1,37 @@
+import subprocess
+import sys
+
+from tokcheck import __version__
+from tokcheck.cli import main
+from tokcheck.errors import TokcheckError
+
+
+def test_version_flag_prints_version(capsys):
+    try:
+        main(["--version"])
+    except SystemExit as exit_:
+        assert exit_.code == 0
+    assert __version__ in capsys.readouterr().out
+
+
+def test_errors_are_one_line():
+    err = TokcheckError("unknown GPU 'H2000'\n did you mean H200?")
+    assert "\n" not in str(err)
+    assert str(err) == "unknown GPU 'H2000' did you mean H200?"
+
+
+def test_console_entry_point_runs():
+    out = subprocess.run([sys.executable, "-m", "tokcheck", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0
+    assert "tokcheck" in out.stdout
+
+
+def test_tiny_tokenizer_round_trips(tiny_tokenizer):
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(tiny_tokenizer))
+    assert tok.get_vocab_size() == 4096
+    text = "def measure(ttft_ms): return ttft_ms * 2\n"
+    ids = tok.encode(text).ids
+    assert tok.decode(ids) == text
+    assert 0 < len(ids) < len(text)
