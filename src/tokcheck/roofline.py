@@ -211,7 +211,7 @@ def decode_bound(model, gpu=None, precision: str = "BF16", context_tokens: int =
         if model.weights_bytes <= 0:
             raise TokcheckError("weights size must be positive")
         w, kv, parts = float(model.weights_bytes), 0.0, {"weights": float(model.weights_bytes)}
-        name, prec, detail = model.name, canonical_precision(precision) if precision else "?", "as given"
+        name, prec, detail = model.name, canonical_precision(precision) if precision else "?", "weights as given"
         notes.append("weights given directly: the KV cache read is not counted")
     else:
         name = model.name
