@@ -222,16 +222,16 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
             result.verdict = "needs_explanation"
             explanations.append(f"above the realistic aggregate bound ({agg['realistic_tok_s']:,.0f} tok/s): needs "
                                 f"{value / agg['hard_tok_s']:.0%} of peak bandwidth")
+        else:
+            result.verdict = "implausible"
+            explanations.append(f"above the hard aggregate bound ({agg['hard_tok_s']:,.0f} tok/s at concurrency "
+                                f"{concurrency})")
         if result.verdict != "plausible" and f.get("input_tokens") is None and f.get("output_tokens") is None:
             short = aggregate_bound(model, gpu, precision, 0, concurrency, tp)
             explanations.append(f"lengths are not stated: with very short contexts (no KV cache read) the aggregate "
                                 f"bound rises to {short['realistic_tok_s']:,.0f} tok/s realistic")
             if value <= short["realistic_tok_s"] and result.verdict == "implausible":
                 result.verdict = "needs_explanation"
-        else:
-            result.verdict = "implausible"
-            explanations.append(f"above the hard aggregate bound ({agg['hard_tok_s']:,.0f} tok/s at concurrency "
-                                f"{concurrency})")
         _memory_explanations(result, mem, gpu, f, tp)
         return result
 
@@ -242,7 +242,8 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
                             f"({realistic:,.0f} tok/s; hard {hard:,.0f})")
     else:
         needed = value / realistic
-        single_stated = f.get("concurrency") == 1 or metric in ("generation_tok_s", "e2e_tok_s") and f.get("concurrency") in (None, 1) and _said_single(claim.text)
+        # aggregate over concurrency is ruled out when the claim says one request
+        single_stated = f.get("concurrency") == 1 or _said_single(claim.text)
         possible: list[str] = []
         if value <= hard:
             possible.append(f"it needs {value / hard:.0%} of peak bandwidth (MBU), above the "

@@ -1,0 +1,86 @@
+"""C1/C2: claims parsed field by field, English and Chinese; bad input is a one-line error."""
+
+import pytest
+
+from tokcheck.claim import CHECKLIST, FIELD_KEYS, apply_overrides, parse_claim
+from tokcheck.errors import TokcheckError
+
+
+def test_deepseek_v4_flash_claim():
+    c = parse_claim("DeepSeek V4 Flash at 278 tok/s, full precision, no quantization")
+    assert c.fields == {"model": "DeepSeek V4 Flash", "precision": "full", "quantization": "none",
+                        "value": 278.0, "unit": "tok/s"}
+    assert c.reference_only and c.present_count == 2
+    assert "gpu" in c.missing and "metric" in c.missing and "engine_version" in c.missing
+
+
+def test_llama_70b_claim():
+    c = parse_claim("Llama 3.1 70B on 2x H100 SXM, vLLM 0.6.3, BF16, 64 concurrent requests: 2,300 tok/s total")
+    assert c.fields == {"model": "Llama 3.1 70B", "precision": "BF16", "gpu": "H100 SXM", "gpu_count": 2,
+                        "engine": "vLLM", "engine_version": "0.6.3", "concurrency": 64,
+                        "metric": "aggregate_throughput", "value": 2300.0, "unit": "tok/s"}
+    assert not c.reference_only
+
+
+def test_chinese_qwen3_32b_claim():
+    c = parse_claim("单卡 H200 跑 Qwen3-32B 全精度，单请求 58 tok/s，输入 1000 输出 1000")
+    assert c.fields == {"model": "Qwen3-32B", "precision": "full", "gpu": "H200", "gpu_count": 1, "concurrency": 1,
+                        "input_tokens": 1000, "output_tokens": 1000, "metric": "generation_tok_s",
+                        "value": 58.0, "unit": "tok/s"}
+
+
+def test_gpt_oss_llama_cpp_claim():
+    c = parse_claim("gpt-oss-120b runs at 180 tok/s on an RTX 5090 with llama.cpp (MXFP4)")
+    assert c.fields == {"model": "gpt-oss-120b", "precision": "MXFP4", "quantization": "MXFP4", "gpu": "RTX 5090",
+                        "gpu_count": 1, "engine": "llama.cpp", "value": 180.0, "unit": "tok/s"}
+
+
+def test_chinese_throughput_claim_with_options():
+    c = parse_claim("Qwen3-30B-A3B 在 4090 上并发 32 总吞吐 1200 tok/s，vLLM 0.8.5，FP8，开启前缀缓存，"
+                    "max_model_len 8192，无投机解码")
+    f = c.fields
+    assert f["model"] == "Qwen3-30B-A3B" and f["gpu"] == "RTX 4090" and f["concurrency"] == 32
+    assert f["metric"] == "aggregate_throughput" and f["value"] == 1200
+    assert f["engine"] == "vLLM" and f["engine_version"] == "0.8.5" and f["precision"] == "FP8"
+    assert f["prefix_cache"] is True and f["max_model_len"] == 8192 and f["speculative_decoding"] is False
+
+
+def test_chinese_ttft_claim():
+    c = parse_claim("Qwen3-8B 首 token 延迟 350ms，8 张 A100 80GB，并发 16，输入 2000 输出 500")
+    f = c.fields
+    assert f["metric"] == "ttft" and f["value"] == 350 and f["unit"] == "ms"
+    assert f["gpu_count"] == 8 and f["gpu_memory_gb"] == 80 and f["concurrency"] == 16
+    assert f["input_tokens"] == 2000 and f["output_tokens"] == 500
+
+
+def test_english_options_words():
+    c = parse_claim("Llama 3.1 8B on H100 80GB with SGLang v0.4.1, 1k in / 1k out, enforce-eager, MTP, "
+                    "prefix caching, 140 tok/s end-to-end")
+    f = c.fields
+    assert f["engine"] == "SGLang" and f["engine_version"] == "0.4.1"
+    assert f["input_tokens"] == 1000 and f["output_tokens"] == 1000
+    assert f["cuda_graph"] is False and f["speculative_decoding"] is True and f["prefix_cache"] is True
+    assert f["metric"] == "e2e_tok_s" and f["gpu_memory_gb"] == 80
+
+
+def test_fields_only_use_documented_keys():
+    c = parse_claim("Llama 3.1 70B on 2x H100 SXM, vLLM 0.6.3, BF16, 64 concurrent requests: 2,300 tok/s total")
+    assert set(c.fields) <= set(FIELD_KEYS)
+    assert set(c.missing) <= set(CHECKLIST)
+
+
+def test_overrides_complete_and_override():
+    c = apply_overrides(parse_claim("DeepSeek V4 Flash at 278 tok/s"), gpu="H200", concurrency=1, input_tokens=1000)
+    assert c.fields["gpu"] == "H200" and c.fields["concurrency"] == 1
+    with pytest.raises(TokcheckError):
+        apply_overrides(c, concurrency=0)
+    with pytest.raises(TokcheckError):
+        apply_overrides(c, metric="speed")
+
+
+@pytest.mark.parametrize("text", ["", "   ", "DeepSeek V4 Flash is fast", "Llama 3.1 8B at -5 tok/s",
+                                  "Llama 3.1 8B at 0 tok/s", "Llama 3.1 8B at 1e12 tok/s"])
+def test_bad_claims_are_one_line_errors(text):
+    with pytest.raises(TokcheckError) as err:
+        parse_claim(text)
+    assert "\n" not in str(err.value) and str(err.value)
