@@ -346,9 +346,9 @@ class PrecisionOption:
 
 
 _RISK = {
-    "BF16": "the baseline: keep it for debugging and as the reference (the seed, section 6)",
-    "FP8": "usually close to BF16 quality; check long outputs and reasoning",
-    "INT4": "largest savings; calibration can hurt reasoning, long text and instruction following",
+    "BF16": "baseline; keep for debugging",
+    "FP8": "near BF16; check long outputs",
+    "INT4": "may hurt reasoning, long text",
     "released": "as the authors ship it",
 }
 
