@@ -114,6 +114,22 @@ def _find_catalog_name(text: str, entries) -> tuple[str, int, int] | None:
     return best
 
 
+def _version_suffix(matched: str, canonical: str) -> str | None:
+    """The part of a matched alias beyond the canonical name ("Qwen3-30B-A3B-Instruct-2507" →
+    "Instruct-2507"; "DeepSeek-R1-0528" → "0528"), or None."""
+    target = re.sub(r"[^a-z0-9]", "", canonical.lower())
+    seen = ""
+    for i, ch in enumerate(matched):
+        if ch.isalnum():
+            seen += ch.lower()
+        if seen == target:
+            rest = matched[i + 1:].strip(" -_/.")
+            return rest or None
+        if not target.startswith(seen):
+            return None
+    return None
+
+
 def _parse_value(text: str, f: dict) -> None:
     unit_rx = (r"(tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second|tokens?/秒|t/s|tps\b|tok/sec|"
                r"token\s*每秒|个?\s*token\s*/\s*s|字/秒)")
@@ -147,6 +163,7 @@ def parse_claim(text: str) -> Claim:
         raise TokcheckError("empty claim: give the claim text, e.g. \"Qwen3-32B at 58 tok/s on one H200\"")
     raw = " ".join(str(text).split())
     t = raw.replace("，", ", ").replace("：", ": ").replace("（", " (").replace("）", ") ").replace("×", "x")
+    t = re.sub(r"\b(\d+)\s*[x*]\s*(?=[A-Za-z])", r"\1x ", t)  # "8xH200" → "8x H200" ("8x7B" untouched)
     low = t.lower()
     f: dict = {}
     notes: list[str] = []
@@ -165,6 +182,9 @@ def parse_claim(text: str) -> Claim:
     mm = _find_catalog_name(t, [(m.name, m.aliases) for m in models()])
     if mm:
         f["model"] = mm[0]
+        version = _version_suffix(t[mm[1]:mm[2]], mm[0])
+        if version:
+            f["weights_version"] = version
         tail = t[mm[2]:mm[2] + 24]
         v = re.match(r"[\s\-_]*(instruct[\-\s]?\d{4}|instruct|base|chat|\d{4}(?:-\d{2})?|v\d+(?:\.\d+)?)\b", tail, re.I)
         if v:

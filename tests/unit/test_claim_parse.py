@@ -84,3 +84,20 @@ def test_bad_claims_are_one_line_errors(text):
     with pytest.raises(TokcheckError) as err:
         parse_claim(text)
     assert "\n" not in str(err.value) and str(err.value)
+
+
+@pytest.mark.parametrize("text, version", [
+    ("Qwen3-30B-A3B-Instruct-2507 at 150 tok/s", "Instruct-2507"),
+    ("DeepSeek-R1-0528 at 30 tok/s on 8xH200", "0528"),
+    ("Llama 3.1 8B revision 0e9e39f at 100 tok/s", "0e9e39f"),
+])
+def test_weights_version(text, version):
+    assert parse_claim(text).fields["weights_version"] == version
+
+
+def test_gpu_count_forms():
+    assert parse_claim("DeepSeek-R1 at 30 tok/s on 8xH200").fields["gpu_count"] == 8
+    assert parse_claim("DeepSeek-R1 at 30 tok/s on 8×H200").fields["gpu"] == "H200"
+    assert parse_claim("Mixtral 8x7B at 90 tok/s on 2 GPUs").fields == {
+        "model": "Mixtral 8x7B", "gpu_count": 2, "value": 90.0, "unit": "tok/s"}
+    assert parse_claim("Qwen3-8B 双卡 4090 跑出 100 tok/s").fields["gpu_count"] == 2

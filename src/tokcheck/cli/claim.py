@@ -36,7 +36,7 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from tokcheck.catalog import find_gpu, find_model, resolve_model
+    from tokcheck.catalog import find_gpu, find_model, model_from_config, resolve_model
     from tokcheck.claim import apply_overrides, parse_claim
     from tokcheck.errors import TokcheckError
     from tokcheck.precision import canonical_precision
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     model = None
     model_name = None
     if args.model_config:
-        model = resolve_model(args.model_config) if not args.model_config.endswith(".json") else resolve_model(args.model_config)
+        model = model_from_config(args.model_config)
         model_name = model.name
     elif args.model:
         model = resolve_model(args.model)
