@@ -141,7 +141,13 @@ def _parse_value(text: str, f: dict) -> None:
             raise TokcheckError(f"the claimed speed is negative ({raw} tok/s)")
         f["value"], f["unit"] = v, "tok/s"
         return
-    m = re.search(r"(?:ttft|first[\s\-]token|首\s*token|首字|首\s*词)[^\d\-]{0,30}(-?\d[\d,]*(?:\.\d+)?)\s*(ms|毫秒|s|秒)(?![a-z])", text, re.I)
+    m = re.search(r"每秒\s*(?:生成|输出|吐出)?\s*(-?\d[\d,]*(?:\.\d+)?)\s*个?\s*(?:token|tok)", text, re.I)
+    if m:
+        if m.group(1).startswith("-"):
+            raise TokcheckError(f"the claimed speed is negative ({m.group(1)} tok/s)")
+        f["value"], f["unit"] = _num(m.group(1)), "tok/s"
+        return
+    m = re.search(r"(?:ttft|time[\s\-]to[\s\-]first[\s\-]token|first[\s\-]token|首\s*token|首字|首\s*词)[^\d\-]{0,30}(-?\d[\d,]*(?:\.\d+)?)\s*(ms|毫秒|s|秒)(?![a-z])", text, re.I)
     if m:
         v = _num(m.group(1).lstrip("-"))
         if m.group(1).startswith("-"):
@@ -233,7 +239,7 @@ def parse_claim(text: str) -> Claim:
     # --- precision and quantization
     for rx, name in ((r"\bbf16\b|bfloat16", "BF16"), (r"\bfp16\b|float16|半精度", "FP16"), (r"\bfp32\b|float32", "FP32"),
                      (r"\bnvfp4\b", "NVFP4"), (r"\bmxfp4\b", "MXFP4"), (r"\bfp8\b|float8|e4m3", "FP8"),
-                     (r"\bint8\b|\bw8a8\b", "INT8"), (r"\bint4\b|\bw4a16\b|4[\s\-]?bit", "INT4")):
+                     (r"\bint8\b|\bw8a8\b|\b8[\s\-]?bit", "INT8"), (r"\bint4\b|\bw4a16\b|\b4[\s\-]?bit", "INT4")):
         if re.search(rx, low) and "precision" not in f:
             f["precision"] = name
     if "precision" not in f and any(w in low for w in FULL_PRECISION_WORDS[:4]):
@@ -278,6 +284,17 @@ def parse_claim(text: str) -> Claim:
     out = (re.search(r"(?:output|generation|输出|osl|max_tokens)\s*(?:length|长度|len)?\s*(?:of|=|:|约|为)?\s*~?\s*" + _NUM, t, re.I)
            or re.search(_NUM + r"\s*(?:output|输出)(?:\s*tokens?)?", t, re.I)
            or re.search(_NUM + r"\s*(?:tokens?\s*)?out\b", t, re.I))
+    pair = (re.search(r"(?:isl\s*/\s*osl|in\s*/\s*out|input\s*/\s*output|输入\s*/\s*输出)\s*(?:lengths?|长度)?\s*[:=]?\s*"
+                      + _NUM + r"\s*/\s*" + _NUM, t, re.I)
+            or re.search(_NUM + r"\s*/\s*" + _NUM + r"\s*(?:tokens?\s*)?(?:in\s*/\s*out|输入\s*/\s*输出)", t, re.I))
+    both = re.search(r"(?:输入输出各|输入和输出各|in and out)\s*" + _NUM, t, re.I)
+    if pair:
+        inp = out = None
+        f["input_tokens"] = int(_num(pair.group(1), pair.group(2)))
+        f["output_tokens"] = int(_num(pair.group(3), pair.group(4)))
+    elif both:
+        inp = out = None
+        f["input_tokens"] = f["output_tokens"] = int(_num(both.group(1), both.group(2)))
     if inp:
         f["input_tokens"] = int(_num(inp.group(1), inp.group(2)))
     if out:

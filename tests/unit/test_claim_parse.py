@@ -101,3 +101,40 @@ def test_gpu_count_forms():
     assert parse_claim("Mixtral 8x7B at 90 tok/s on 2 GPUs").fields == {
         "model": "Mixtral 8x7B", "gpu_count": 2, "value": 90.0, "unit": "tok/s"}
     assert parse_claim("Qwen3-8B 双卡 4090 跑出 100 tok/s").fields["gpu_count"] == 2
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Qwen3-8B 每秒生成 95 个 token，并发32", {"value": 95.0, "concurrency": 32}),
+    ("Llama 3.1 8B: time to first token 0.35 s", {"metric": "ttft", "value": 0.35, "unit": "s"}),
+    ("Qwen3-32B 58 tok/s, ISL/OSL 1k/2k", {"input_tokens": 1000, "output_tokens": 2000}),
+    ("Qwen3-32B 58 tok/s, 2000/500 in/out", {"input_tokens": 2000, "output_tokens": 500}),
+    ("Qwen3-32B 单请求 58 tok/s，输入输出各 1000", {"input_tokens": 1000, "output_tokens": 1000, "concurrency": 1}),
+    ("Llama 3.1 70B 8-bit at 40 tok/s with vllm==0.6.3", {"precision": "INT8", "engine_version": "0.6.3"}),
+])
+def test_more_phrasings(text, expected):
+    f = parse_claim(text).fields
+    assert {k: f.get(k) for k in expected} == expected
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=120))
+def test_any_text_parses_or_fails_with_one_line_error(text):
+    try:
+        c = parse_claim(text)
+    except TokcheckError as err:
+        assert "\n" not in str(err)
+        return
+    assert c.fields["value"] > 0 and set(c.fields) <= set(FIELD_KEYS)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["DeepSeek V4 Flash", "Qwen3-32B", "Llama 3.1 70B", "gpt-oss-20b"]),
+       st.floats(min_value=0.5, max_value=99999, allow_nan=False).map(lambda v: round(v, 1)),
+       st.sampled_from(["H200", "RTX 4090", "MI300X", "H100 SXM"]))
+def test_generated_claims_round_trip(model, value, gpu):
+    f = parse_claim(f"{model} at {value} tok/s on {gpu}").fields
+    assert f["model"] == model and f["value"] == pytest.approx(value) and f["gpu"] == gpu
