@@ -87,6 +87,21 @@ def claim_report(data: dict) -> Group:
     if data["reference_only"]:
         parts.append(Text("→ fewer than five facts: a reference impression only, not a basis for capacity planning.",
                           style="yellow"))
+    if data.get("model"):
+        m = data["model"]
+        moe = f", {m['experts']} experts, {m['experts_per_token']} active" if m.get("experts") else ""
+        stated = ""
+        if m.get("total_params_stated"):
+            stated = (f" (card: {m['total_params_stated'] / 1e9:,.1f} B / {m['active_params_stated'] / 1e9:,.1f} B)")
+        parts.append(Text(f"Model: {m['name']} — {m['layers']} layers{moe}; {m['total_params'] / 1e9:,.1f} B total, "
+                          f"{m['active_params'] / 1e9:,.1f} B active per token{stated}"
+                          f"{'; an estimate' if m.get('estimate') else ''}. Source: {m['source']} "
+                          f"[checked: {m['checked']}]", style="dim"))
+    if data.get("gpu"):
+        g = data["gpu"]
+        mem = "memory n/a" if g["memory_bytes"] is None else f"{g['memory_bytes'] / 2 ** 30:,.0f} GiB"
+        parts.append(Text(f"GPU: {g['name']} — {mem}, {g['peak_bandwidth_bytes_per_s'] / 1e12:g} TB/s peak. "
+                          f"Source: {g['source']} [checked: {g['checked']}]", style="dim"))
     fp = data.get("full_precision")
     if fp:
         parts.append(Text(f"Precision (C3): {fp['meaning']}"))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from tokcheck.architecture import ModelSpec
+from tokcheck.architecture import ModelSpec, active_params, total_params
 from tokcheck.catalog import GpuSpec, find_gpu, find_model, gpu_from_bandwidth
 from tokcheck.claim import Claim
 from tokcheck.errors import TokcheckError
@@ -66,10 +66,8 @@ class ClaimAnalysis:
             "missing": c.missing,
             "present_count": c.present_count,
             "reference_only": c.reference_only,
-            "model": None if self.model is None else {"name": self.model.name, "source": self.model.source,
-                                                      "checked": self.model.checked, "estimate": self.model.estimate},
-            "gpu": None if self.gpu is None else {"name": self.gpu.name, "source": self.gpu.source,
-                                                  "checked": self.gpu.checked},
+            "model": None if self.model is None else model_facts(self.model),
+            "gpu": None if self.gpu is None else gpu_facts(self.gpu),
             "bound": self.bound,
             "memory": self.memory,
             "verdict": self.verdict,
@@ -80,6 +78,23 @@ class ClaimAnalysis:
             "precision_options": self.options,
             "notes": list(self.notes),
         }
+
+
+def model_facts(m: ModelSpec) -> dict:
+    """The model's facts for reports: counts computed from its config, the card's, provenance."""
+    return {"name": m.name, "architecture": m.model_type, "attention": m.attention, "layers": m.num_layers,
+            "experts": m.num_experts or None, "experts_per_token": m.experts_per_token or None,
+            "total_params": total_params(m), "active_params": active_params(m),
+            "total_params_stated": m.total_params_stated, "active_params_stated": m.active_params_stated,
+            "released_weights": describe_scheme(scheme_for("released", m.released_weights)),
+            "source": m.source, "checked": m.checked, "estimate": m.estimate}
+
+
+def gpu_facts(g: GpuSpec) -> dict:
+    """The GPU's datasheet facts and provenance for reports."""
+    return {"name": g.name, "memory_bytes": g.memory_bytes, "peak_bandwidth_bytes_per_s": g.peak_bandwidth_bytes_per_s,
+            "bf16_dense_tflops": g.bf16_dense_tflops, "fp8_dense_tflops": g.fp8_dense_tflops,
+            "source": g.source, "checked": g.checked}
 
 
 def context_for(fields: dict) -> tuple[int, str]:
