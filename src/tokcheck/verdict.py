@@ -250,65 +250,87 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
         _memory_explanations(result, mem, gpu, f, tp)
         return result
 
+    c = concurrency
+
+    def realistic_at(p: str, t: int) -> float:
+        """Realistic per-request bound at precision p on t GPUs (shared steps when c > 1)."""
+        if c > 1:
+            return aggregate_bound(model, gpu, p, context, c, t)["realistic_tok_s"] / c
+        return decode_bound(model, gpu, p, context, t).realistic_tok_s
+
     hard, realistic = bound.hard_tok_s, bound.realistic_tok_s
+    what = "single-request bound"
+    if c > 1:
+        # per-request speed while c requests share each step: the aggregate bound divided by c
+        agg = aggregate_bound(model, gpu, precision, context, c, tp)
+        result.bound["aggregate"] = agg
+        hard, realistic = agg["hard_tok_s"] / c, agg["realistic_tok_s"] / c
+        result.bound["per_request_at_concurrency"] = {"hard_tok_s": hard, "realistic_tok_s": realistic,
+                                                      "concurrency": c}
+        what = f"per-request bound at concurrency {c}"
     if value <= realistic:
         result.verdict = "plausible"
-        explanations.append(f"{value:,.0f} tok/s is at or below the realistic single-request bound "
+        explanations.append(f"{value:,.0f} tok/s is at or below the realistic {what} "
                             f"({realistic:,.0f} tok/s; hard {hard:,.0f})")
     else:
         needed = value / realistic
-        # aggregate over concurrency is ruled out when the claim says one request
-        single_stated = f.get("concurrency") == 1 or _said_single(claim.text)
         possible: list[str] = []
         if value <= hard:
             possible.append(f"it needs {value / hard:.0%} of peak bandwidth (MBU), above the "
                             f"{gpu.achievable_fraction:.0%} a real decode loop reaches ({gpu.achievable_source})")
-        if f.get("speculative_decoding") is False:
-            spec_ok = False
-        else:
+        spec_ok = False
+        if f.get("speculative_decoding") is not False:
             spec_ok = needed <= MAX_PLAUSIBLE_ACCEPTED_LENGTH
             stated = " (the claim mentions it)" if f.get("speculative_decoding") else ""
             possible.append(f"speculative decoding / MTP{stated} would need a mean accepted length of ≥ {needed:.2f} "
                             f"tokens per step ({'within' if spec_ok else 'beyond'} the ~2–4 that published methods reach)")
-        agg_ok = not single_stated
-        if agg_ok:
+        # aggregate over concurrency is ruled out when the claim says one request
+        agg_ok = False
+        if c > 1:
+            agg_ok = value <= result.bound["aggregate"]["realistic_tok_s"]
+            if agg_ok:
+                possible.append(f"it fits as the aggregate over all {c} requests "
+                                f"({result.bound['aggregate']['realistic_tok_s']:,.0f} tok/s realistic), "
+                                "not one request's speed")
+        elif not (f.get("concurrency") == 1 or _said_single(claim.text)):
+            agg_ok = True
             c_needed = _concurrency_needed(model, gpu, precision, context, tp, value)
             possible.append("it may be aggregate throughput over concurrent requests, not one request's speed"
                             + (f" (about {c_needed} concurrent requests would reach it)" if c_needed else ""))
         lower_ok = False
         if spec is not None and precision == "BF16" and result.full_precision and result.full_precision["released_differs"]:
-            rb = decode_bound(spec, gpu, "released", context, tp)
-            if rb.realistic_tok_s >= value:
+            r = realistic_at("released", tp)
+            if r >= value:
                 lower_ok = True
-                possible.append(f"the released checkpoint ({rb.precision_detail}) has a realistic bound of "
-                                f"{rb.realistic_tok_s:,.0f} tok/s: the figure fits if the claim ran the released "
+                possible.append(f"the released checkpoint ({describe_scheme(scheme_for('released', spec.released_weights))}) "
+                                f"has a realistic bound of {r:,.0f} tok/s: the figure fits if the claim ran the released "
                                 "weights, which are not full precision in the BF16/FP16 sense")
         if spec is not None and not lower_ok:
             for p in ("FP8", "INT4"):
-                if p == precision:
+                if p == precision or not (precision in ("BF16", "FP16", "FP32", "released") or p == "INT4"):
                     continue
-                b2 = decode_bound(spec, gpu, p, context, tp)
-                if b2.realistic_tok_s >= value and (precision in ("BF16", "FP16", "FP32", "released") or p == "INT4"):
+                r = realistic_at(p, tp)
+                if r >= value:
                     lower_ok = True
-                    possible.append(f"at {p} the realistic bound is {b2.realistic_tok_s:,.0f} tok/s — a lower "
-                                    "precision than stated would account for it")
+                    possible.append(f"at {p} the realistic bound is {r:,.0f} tok/s — a lower precision than "
+                                    "stated would account for it")
                     break
         tp_ok = False
         if spec is not None and not f.get("gpu_count") and mem.min_tensor_parallel and mem.min_tensor_parallel > 1:
-            b3 = decode_bound(spec, gpu, precision, context, mem.min_tensor_parallel)
-            if b3.realistic_tok_s >= value:
+            r = realistic_at(precision, mem.min_tensor_parallel)
+            if r >= value:
                 tp_ok = True
-                possible.append(f"on {mem.min_tensor_parallel}× {gpu.name} with tensor parallel (the weights need "
-                                f"that many anyway) the bound is {b3.realistic_tok_s:,.0f} tok/s realistic")
-        explanations.append(f"{value:,.0f} tok/s is above the realistic single-request bound ({realistic:,.0f} tok/s; "
+                possible.append(f"on {mem.min_tensor_parallel}× {gpu.name} with tensor parallel (the memory budget "
+                                f"needs that many anyway) the bound is {r:,.0f} tok/s realistic")
+        explanations.append(f"{value:,.0f} tok/s is above the realistic {what} ({realistic:,.0f} tok/s; "
                             f"hard {hard:,.0f}) at {bound.precision_detail}, {_gb(bound.bytes_per_token)} per token")
         explanations.extend(possible)
         if value <= hard or spec_ok or agg_ok or lower_ok or tp_ok:
             result.verdict = "needs_explanation"
         else:
             result.verdict = "implausible"
-            explanations.append("no single-request explanation reaches it: physically impossible for one request "
-                                "at the stated precision on this hardware")
+            explanations.append("no explanation reaches it: physically impossible per request at the stated "
+                                "precision on this hardware")
     _memory_explanations(result, mem, gpu, f, tp)
     return result
 

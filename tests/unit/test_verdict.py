@@ -86,3 +86,14 @@ def test_bandwidth_override():
     a = analyze_claim(parse_claim("single request 20 tok/s"), model=WeightsOnly(120e9), bandwidth_bytes_per_s=3.3e12)
     assert a.bound["hard_tok_s"] == pytest.approx(27.5)
     assert a.verdict == "plausible"
+
+
+def test_per_request_speed_under_concurrency_uses_shared_step():
+    c = parse_claim("Llama 3.1 8B on H100, 64 concurrent requests, 120 tok/s per request generation speed")
+    a = analyze_claim(c)
+    per = a.bound["per_request_at_concurrency"]
+    assert per["concurrency"] == 64
+    assert per["realistic_tok_s"] < a.bound["realistic_tok_s"]
+    assert a.verdict in ("needs_explanation", "implausible")
+    assert analyze_claim(parse_claim("Llama 3.1 8B on H100, 64 concurrent requests, 20 tok/s per request")).verdict \
+        == "plausible"
