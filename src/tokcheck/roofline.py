@@ -22,10 +22,22 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from tokcheck.architecture import ModelSpec, active_params, kv_cache_values, kv_read_values, param_breakdown, total_params
+from tokcheck.architecture import (
+    ModelSpec,
+    active_params,
+    kv_cache_values,
+    kv_read_values,
+    param_breakdown,
+    total_params,
+)
 from tokcheck.catalog import GIB, GpuSpec, gpu_from_bandwidth
 from tokcheck.errors import TokcheckError
-from tokcheck.precision import bytes_per_param, canonical_precision, describe_scheme, scheme_for
+from tokcheck.precision import (
+    bytes_per_param,
+    canonical_precision,
+    describe_scheme,
+    scheme_for,
+)
 
 DEFAULT_CONTEXT_TOKENS = 1000 + 500  # the seed's 1000 in / 1000 out, at mid-generation
 # CUDA context, activations and the engine's workspace per GPU: vLLM profiles these at start-up;

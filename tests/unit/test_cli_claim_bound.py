@@ -102,3 +102,17 @@ def test_bad_input_is_one_line_error_exit_1(args):
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: ")
     assert "Traceback" not in out.stderr
+
+
+def test_bound_model_directory_and_speculative_decoding(tmp_path, capsys):
+    cfg = {"model_type": "qwen3", "hidden_size": 1024, "intermediate_size": 3072, "num_hidden_layers": 28,
+           "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936,
+           "tie_word_embeddings": True}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    assert main(["bound", "--model", str(tmp_path), "--bandwidth", "1TB/s", "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)["bound"]
+    assert main(["bound", "--model", str(tmp_path), "--bandwidth", "1TB/s", "--acceptance-rate", "0.7",
+                 "--draft-tokens", "2", "--json"]) == 0
+    spec = json.loads(capsys.readouterr().out)["bound"]
+    assert spec["tokens_per_step"] == pytest.approx(1 + 0.7 + 0.49)
+    assert spec["hard_tok_s"] > plain["hard_tok_s"]

@@ -1,6 +1,9 @@
 """Built-in GPU and model data, looked up by loose names, and Hugging Face ``config.json`` reading.
 
-Data files (package data, every row with its ``source`` and a ``checked`` mark yes/partly/no):
+Data files (package data, every row with its ``source`` and a ``checked`` mark: ``yes`` = the
+figures agree with the primary datasheet / the model's own ``config.json``; ``partly`` = checked
+against public copies of those (the model hub is out of reach here) or only some columns;
+``no`` = taken from secondary tables, unverified):
 - ``gpus.csv``: memory (GiB, as vendors quote HBM capacity: an "80 GB" H100 shows 81,559 MiB),
   peak memory bandwidth (TB/s, decimal), dense BF16/FP8 TFLOP/s, the achievable fraction of
   peak bandwidth used for the realistic bound and where it comes from.
