@@ -116,3 +116,13 @@ def test_bound_model_directory_and_speculative_decoding(tmp_path, capsys):
     spec = json.loads(capsys.readouterr().out)["bound"]
     assert spec["tokens_per_step"] == pytest.approx(1 + 0.7 + 0.49)
     assert spec["hard_tok_s"] > plain["hard_tok_s"]
+
+
+@pytest.mark.parametrize("weights, claim, verdict", [
+    ("3GB", "single request 278 tok/s", "plausible"),
+    ("140GB", "single request 278 tok/s", "implausible"),
+    ("140GB", "278 tok/s", "needs_explanation"),
+])
+def test_seed_table_through_the_cli(capsys, weights, claim, verdict):
+    assert main(["claim", claim, "--weights", weights, "--gpu", "H100", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == verdict
