@@ -56,6 +56,9 @@ def bound_table(bound: dict, memory: dict | None, title: str = "Bound (B1) and m
                                    f"at gpu_memory_utilization {memory['gpu_memory_utilization']}", style=style))
             t.add_row("max sequences", f"{memory['max_concurrent_seqs']} of {memory['max_model_len']:,} tokens")
             t.add_row("min tensor parallel", str(memory["min_tensor_parallel"] or "more than 64 GPUs"))
+            if memory.get("max_seqs_by_max_model_len"):
+                t.add_row("max_model_len →", ", ".join(f"{int(k):,}: {v} seqs"
+                                                       for k, v in memory["max_seqs_by_max_model_len"].items()))
     for note in bound.get("notes", []):
         t.add_row("note", note)
     return t

@@ -379,6 +379,15 @@ def precision_options(model: ModelSpec, gpu=None, context_tokens: int = DEFAULT_
     return out
 
 
-__all__ = ["Bound", "MemoryBudget", "PrecisionOption", "WeightsOnly", "aggregate_bound", "decode_bound",
+def max_seqs_by_max_model_len(model, gpu, precision: str = "BF16", gpu_memory_utilization: float = 0.9,
+                              tensor_parallel: int = 1,
+                              lengths: tuple[int, ...] = (4096, 8192, 32768, 131072)) -> dict[int, int | None]:
+    """B3, what max_model_len does: sequences that fit beside the weights at each max_model_len
+    (the seed: raising it from 4096 to 32768 multiplies the KV cache per sequence)."""
+    return {L: memory_budget(model, gpu, precision, L, 1, gpu_memory_utilization, tensor_parallel).max_concurrent_seqs
+            for L in lengths}
+
+
+__all__ = ["Bound", "max_seqs_by_max_model_len", "MemoryBudget", "PrecisionOption", "WeightsOnly", "aggregate_bound", "decode_bound",
            "expected_accepted_length", "implied_bytes_per_token", "memory_budget", "precision_options",
            "total_params", "weights_bytes"]

@@ -28,6 +28,7 @@ from tokcheck.roofline import (
     aggregate_bound,
     decode_bound,
     implied_bytes_per_token,
+    max_seqs_by_max_model_len,
     memory_budget,
     precision_options,
     weights_bytes,
@@ -200,6 +201,9 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
     bound = decode_bound(model, gpu, precision, context, tp, acceptance_rate=acceptance_rate, draft_tokens=draft_tokens)
     mem = memory_budget(model, gpu, precision, max_model_len, concurrency, gpu_memory_utilization, tp)
     result.bound, result.memory = _bound_json(bound), _memory_json(mem)
+    if mem.fits is not None and spec is not None:
+        result.memory["max_seqs_by_max_model_len"] = max_seqs_by_max_model_len(
+            spec, gpu, precision, gpu_memory_utilization, tp)
     if spec is not None:
         result.options = [asdict(o) for o in precision_options(spec, gpu, context, max_model_len, concurrency, tp,
                                                                 gpu_memory_utilization)]

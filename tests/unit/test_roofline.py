@@ -166,3 +166,11 @@ def test_aggregate_bound_grows_with_concurrency_and_respects_compute():
     a32 = aggregate_bound(m, "H100", "BF16", 1500, 32)
     assert a32["hard_tok_s"] > 10 * a1["hard_tok_s"]
     assert a32["hard_tok_s"] <= a32["compute_tok_s"]
+
+
+def test_max_model_len_sweep_llama_8b_h100():
+    from tokcheck.roofline import max_seqs_by_max_model_len
+
+    seqs = max_seqs_by_max_model_len(find_model("Llama 3.1 8B"), "H100", "BF16")
+    assert seqs[4096] == 2 * seqs[8192] or seqs[4096] == 2 * seqs[8192] + 1
+    assert seqs[4096] > seqs[32768] > seqs[131072]

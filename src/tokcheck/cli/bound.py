@@ -34,7 +34,14 @@ def run(args: argparse.Namespace) -> int:
 
     from tokcheck.catalog import GpuSpec, find_gpu, gpu_from_bandwidth, resolve_model
     from tokcheck.errors import TokcheckError
-    from tokcheck.roofline import WeightsOnly, aggregate_bound, decode_bound, memory_budget, precision_options
+    from tokcheck.roofline import (
+        WeightsOnly,
+        aggregate_bound,
+        decode_bound,
+        max_seqs_by_max_model_len,
+        memory_budget,
+        precision_options,
+    )
     from tokcheck.units import parse_bandwidth, parse_bytes, parse_count
     from tokcheck.verdict import _bound_json, _memory_json
 
@@ -59,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
                      acceptance_rate=args.acceptance_rate, draft_tokens=args.draft_tokens)
     m = memory_budget(model, gpu, precision, max_model_len, args.concurrency, args.gpu_memory_utilization, args.gpus)
     data = {"model": b.model, "gpu": gpu.name if gpu else None, "bound": _bound_json(b), "memory": _memory_json(m)}
+    if m.fits is not None and not isinstance(model, WeightsOnly):
+        data["memory"]["max_seqs_by_max_model_len"] = max_seqs_by_max_model_len(
+            model, gpu, precision, args.gpu_memory_utilization, args.gpus)
     if gpu is not None and args.concurrency > 1:
         data["bound"]["aggregate"] = aggregate_bound(model, gpu, precision, context, args.concurrency, args.gpus)
     if not isinstance(model, WeightsOnly):
