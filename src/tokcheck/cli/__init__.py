@@ -20,8 +20,15 @@ from tokcheck.errors import TokcheckError
 COMMANDS: tuple[str, ...] = ("claim", "bound")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit 1, like every other user error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(1, f"Error: {' '.join(message.split())} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tokcheck",
         description="Judge, reproduce and explain LLM inference speed claims (tok/s).",
     )
