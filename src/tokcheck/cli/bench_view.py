@@ -47,23 +47,37 @@ def _fmt(value: float | None, digits: int = 1) -> str:
 
 
 def render_summary(summary: Summary, console: Console | None = None) -> None:
-    """The final table: per level, medians (rounds' trimmed median) and throughput."""
+    """The final table: one column per level, one row per metric (the rounds' trimmed median,
+    and p99 where tails matter)."""
     console = console or Console()
     table = Table(title=f"tokcheck bench — {summary.run_dir}", header_style="bold")
-    for col in ("level", "ok", "failed", "TTFT ms", "TPOT ms", "ITL ms", "gen tok/s", "E2E ms",
-                "E2E tok/s", "out tok/s", "req/s", "queue ms", "tok/chunk"):
-        table.add_column(col, justify="right")
+    table.add_column("metric")
     for lv in summary.levels:
-        def med(name: str, digits: int = 1) -> str:
-            stat = getattr(lv, name)
-            return _fmt(stat.median if stat else None, digits)
+        table.add_column(lv.label, justify="right")
 
-        table.add_row(
-            lv.label, str(lv.requests_ok), str(lv.requests_failed), med("ttft_ms"), med("tpot_ms", 2),
-            med("itl_ms", 2), med("generation_tok_s"), med("e2e_latency_ms", 0), med("e2e_tok_s"),
-            _fmt(lv.output_throughput_tok_s), _fmt(lv.request_throughput_rps, 2), med("queue_delay_ms", 2),
-            med("tokens_per_chunk", 2),
-        )
+    def stat(name: str, field: str = "median", digits: int = 1):
+        def cell(lv) -> str:
+            value = getattr(lv, name)
+            return _fmt(getattr(value, field) if value else None, digits)
+        return cell
+
+    rows = [
+        ("requests ok / failed", lambda lv: f"{lv.requests_ok} / {lv.requests_failed}"),
+        ("TTFT ms", stat("ttft_ms")),
+        ("TTFT p99 ms", stat("ttft_ms", "p99")),
+        ("TPOT ms", stat("tpot_ms", digits=2)),
+        ("ITL ms (per token)", stat("itl_ms", digits=2)),
+        ("ITL p99 ms", stat("itl_ms", "p99", digits=2)),
+        ("generation tok/s", stat("generation_tok_s")),
+        ("E2E latency ms", stat("e2e_latency_ms", digits=0)),
+        ("E2E tok/s", stat("e2e_tok_s")),
+        ("output throughput tok/s", lambda lv: _fmt(lv.output_throughput_tok_s)),
+        ("request throughput req/s", lambda lv: _fmt(lv.request_throughput_rps, 2)),
+        ("queue delay ms", stat("queue_delay_ms", digits=2)),
+        ("tokens per chunk", stat("tokens_per_chunk", digits=2)),
+    ]
+    for title, cell in rows:
+        table.add_row(title, *(cell(lv) for lv in summary.levels))
     console.print(table)
     for lv in summary.levels:
         notes = []

@@ -51,9 +51,8 @@ def make_prompts(tok: TokenizerInfo, input_len: int, count: int, seed: int = 0) 
         raise TokcheckError("--input-len must be at least 1")
     words = single_token_words(tok)
     rng = random.Random(seed)
-    prompts = [
-        "".join(rng.choice(words) for _ in range(input_len)).lstrip(" ") for _ in range(count)
-    ]
+    # The leading space stays: " word" is the single token; "word" at the start might not be.
+    prompts = ["".join(rng.choice(words) for _ in range(input_len)) for _ in range(count)]
     counts = tok.count_many(prompts)
     for i, n in enumerate(counts):
         p = prompts[i]
