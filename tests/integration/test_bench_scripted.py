@@ -48,21 +48,31 @@ def test_timing_matches_the_script_and_the_servers_own_stamps(server, tiny_token
         assert rec.generation_tok_s == pytest.approx(1000 / rec.tpot_ms)
         assert rec.e2e_tok_s == pytest.approx(40 / ((rec.t_end_ns - rec.t_send_ns) / 1e9))
         assert rec.ttft_ms == pytest.approx((rec.t_first_ns - rec.t_send_ns) / 1e6)
-    # the client's TTFT minus the server's own (write − read) is the delivery + stamping delay
-    delays = [rec.ttft_ms - (_server_for(rec, stats)["first_ns"] - _server_for(rec, stats)["recv_ns"]) / 1e6
-              for rec in recs]
-    assert statistics.median(delays) < 2.0
+    # Against the server's own stamps (what really happened, even on a busy machine): the
+    # client's TTFT minus the server's (write − read) is delivery + stamping delay, TPOT the same.
+    def srv(rec):
+        return _server_for(rec, stats)
+
+    ttft_gap = [rec.ttft_ms - (srv(rec)["first_ns"] - srv(rec)["recv_ns"]) / 1e6 for rec in recs]
+    tpot_gap = [rec.tpot_ms - (srv(rec)["last_ns"] - srv(rec)["first_ns"]) / 1e6 / 39 for rec in recs]
+    assert statistics.median(ttft_gap) < 1.5
+    assert abs(statistics.median(tpot_gap)) < 0.05
     for lv in summary.levels:
         assert lv.requests_ok == 12 and lv.requests_failed == 0
+        assert len(lv.ttft_ms.rounds) == 3 and lv.tokens_per_chunk.median == 1
+        # against the script (looser: the server itself runs late when the machine is busy)
         assert 40 <= lv.ttft_ms.median < 40 + 5
-        assert lv.tpot_ms.median == pytest.approx(4, abs=0.25)
-        assert lv.itl_ms.mean == pytest.approx(4, abs=0.25)
-        assert lv.generation_tok_s.median == pytest.approx(250, rel=0.06)
-        assert lv.tokens_per_chunk.median == 1
-        # aggregate: c requests in flight, each 40 tokens per (TTFT + 39 ITL)
+        assert lv.tpot_ms.median == pytest.approx(4, rel=0.1)
+        assert lv.itl_ms.mean == pytest.approx(4, rel=0.1)
+        assert lv.generation_tok_s.median == pytest.approx(250, rel=0.1)
+        # aggregate throughput per round vs the server's own window for the same requests
+        for n, value in zip((1, 2, 3), lv.output_throughput_tok_s_rounds):
+            mine = [r for r in recs if r.level == lv.label and r.round == n]
+            s_mine = [srv(r) for r in mine]
+            true = 40 * len(mine) * 1e9 / (max(x["last_ns"] for x in s_mine) - min(x["recv_ns"] for x in s_mine))
+            assert value == pytest.approx(true, rel=0.02)
         true_tok_s = lv.concurrency * 40 / ((40 + 39 * 4) / 1000)
-        assert lv.output_throughput_tok_s == pytest.approx(true_tok_s, rel=0.05)
-        assert len(lv.ttft_ms.rounds) == 3
+        assert lv.output_throughput_tok_s == pytest.approx(true_tok_s, rel=0.1)
 
 
 def test_three_tokens_per_chunk_gives_per_token_itl(server, tiny_tokenizer, tmp_path):
@@ -150,7 +160,7 @@ def test_open_loop_overload_shows_queue_delay(server, tiny_tokenizer, tmp_path):
     assert lv.queue_delay_ms.p90 > 300
     for r in recs:
         assert r.ttft_from_due_ms == pytest.approx(r.ttft_ms + r.queue_delay_ms)
-        assert r.ttft_ms < 60
+        assert r.ttft_ms < 50 + 30  # the server itself stays prompt; the backlog is client-side
 
 
 def test_unsupported_forcing_parameters_fall_back_and_say_so(server, tiny_tokenizer, tmp_path):
