@@ -124,7 +124,7 @@ async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close
     n_req = state.count
     state.count += 1
     fault = sc["fault"] if sc["fault"] and n_req % max(1, sc["fault_every"]) == 0 else None
-    stat = {"n": n_req, "recv_ns": t_recv, "first_ns": None, "last_ns": None, "end_ns": None,
+    stat = {"n": n_req, "id": f"cmpl-{n_req}", "recv_ns": t_recv, "first_ns": None, "last_ns": None, "end_ns": None,
             "late_max_ns": 0, "late_sum_ns": 0, "chunks": 0, "fault": fault}
     state.stats.append(stat)
     for p in sc["reject_params"]:

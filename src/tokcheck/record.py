@@ -63,6 +63,7 @@ class RequestRecord(BaseModel):
     text: str
     finish_reason: str | None = None
     http_status: int | None = None
+    response_id: str | None = None
     error: ErrorInfo | None
     defects: list[str] = []
     early_stop: bool

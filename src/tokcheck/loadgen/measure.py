@@ -88,6 +88,7 @@ def measure_request(ex: Exchange, meta: RequestMeta, tok: TokenizerInfo) -> Requ
         text=res.text,
         finish_reason=res.finish_reason,
         http_status=res.status or None,
+        response_id=res.response_id,
         error=ErrorInfo(kind=res.error[0], detail=res.error[1]) if res.error else None,
         defects=defects,
         early_stop=early,

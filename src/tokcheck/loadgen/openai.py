@@ -65,6 +65,7 @@ class StreamResult:
         t_end_ns: end of the stream (arrival of the response's last byte, or the connection end).
         error: ``(kind, detail)`` when the request failed, else None.
         defects: non-fatal defects (see module doc).
+        response_id: the server's ``id`` of the completion (to find it in the server's log).
     """
 
     status: int = 0
@@ -76,6 +77,7 @@ class StreamResult:
     t_end_ns: int | None = None
     error: tuple[str, str] | None = None
     defects: list[str] = field(default_factory=list)
+    response_id: str | None = None
 
 
 def _snippet(segments: list[tuple[int, bytes]]) -> str:
@@ -120,6 +122,8 @@ def read_stream(ex: Exchange, api: str, *, usage_requested: bool = True) -> Stre
         if obj.get("error"):
             res.error = ("stream_error", json.dumps(obj["error"])[:300])
             break
+        if res.response_id is None and isinstance(obj.get("id"), str):
+            res.response_id = obj["id"]
         usage = obj.get("usage")
         if usage:
             res.usage = usage
