@@ -251,8 +251,13 @@ async def handle(state: State, reader: asyncio.StreamReader, writer: asyncio.Str
                 writer.write(_json_response(200, {"version": "scripted-1"}, close))
             elif path == "/tokenize" and method == "POST":
                 body = json.loads(raw or b"{}")
-                n = state.tok.count(body.get("prompt", "")) + int(state.script["prompt_off_by"])
-                writer.write(_json_response(200, {"count": n, "tokens": [], "max_model_len": 1 << 20}, close))
+                ids = state.tok.tokenizer.encode(body.get("prompt", ""), add_special_tokens=False).ids
+                n = len(ids) + int(state.script["prompt_off_by"])
+                writer.write(_json_response(200, {"count": n, "tokens": ids, "max_model_len": 1 << 20}, close))
+            elif path == "/detokenize" and method == "POST":
+                body = json.loads(raw or b"{}")
+                text = state.tok.tokenizer.decode(body.get("tokens", []))
+                writer.write(_json_response(200, {"prompt": text}, close))
             elif path == "/_script" and method == "POST":
                 state.script = {**DEFAULT_SCRIPT, **json.loads(raw or b"{}")}
                 state.count = 0

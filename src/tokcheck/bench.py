@@ -25,11 +25,12 @@ from pydantic import BaseModel, Field, SecretStr, field_validator
 from tokcheck import __version__
 from tokcheck.errors import TokcheckError
 from tokcheck.loadgen import openai as oai
-from tokcheck.loadgen.measure import RequestMeta, measure_request
+from tokcheck.loadgen.measure import RequestMeta
+from tokcheck.loadgen.measure_worker import MeasureWorker
 from tokcheck.loadgen.prompts import make_prompts, prompts_sha256
 from tokcheck.loadgen.recorder import Exchange, Target, build_request, exchange
 from tokcheck.loadgen.runner import Planned, run_closed, run_open
-from tokcheck.record import SCHEMA_VERSION, RequestRecord, RunDirectory, Summary
+from tokcheck.record import SCHEMA_VERSION, RequestRecord, RunDirectory, Summary, read_requests
 from tokcheck.summarize import summarize_level
 from tokcheck.tokens import TokenizerInfo, load_tokenizer
 
@@ -90,7 +91,9 @@ class BenchConfig(BaseModel):
         return max(4, 2 * level["concurrency"])
 
 
-Progress = Callable[[str, RequestRecord, int], None]  # (level label, record, planned in level)
+# progress(level label, looked ok, requests planned in the level): called on the event loop as
+# each request finishes, before it is measured ("looked ok": HTTP 200 and no transport error).
+Progress = Callable[[str, bool, int], None]
 
 
 def _new_loop_runner() -> asyncio.Runner:
@@ -288,44 +291,51 @@ def run_bench(
         run.update(conditions_extra or {})
         run_dir.write_run(run)
         summary = Summary(run_id=run["run_id"], run_dir=str(run_dir.path), levels=[])
+        worker = MeasureWorker(run_dir.requests_path, config.tokenizer)
         for h in hooks:
             if hasattr(h, "on_run_start"):
                 h.on_run_start(run_dir.path)
+        key = config.api_key.get_secret_value() if config.api_key else None
+        next_prompt = 0
+
+        def plan(round_no: int, count: int, warm: bool, start_index: int) -> list[Planned]:
+            nonlocal next_prompt
+            out = []
+            for i in range(count):
+                pi = next_prompt
+                next_prompt += 1
+                body = oai.request_body(
+                    config.api, config.model, prompts[pi], config.output_len,
+                    forcing=probe["output_forcing"], include_usage=probe["include_usage"],
+                    temperature=config.temperature,
+                )
+                out.append(Planned(round_no, start_index + i, warm, pi,
+                                   build_request(target, oai.PATHS[config.api], body, key)))
+            return out
+
+        def level_records(label: str) -> list[RequestRecord]:
+            worker.sync()
+            return [r for r in read_requests(run_dir.path) if r.level == label]
+
+        label, lv = None, None
         try:
-            next_prompt = 0
             for lv in levels:
                 label = lv["label"]
                 for h in hooks:
                     if hasattr(h, "before_level"):
                         h.before_level(label)
-                records: list[RequestRecord] = []
                 n_round = config.per_round(lv)
                 planned_total = config.warmup + config.rounds * n_round
 
-                def plan(round_no: int, count: int, warm: bool, start_index: int) -> list[Planned]:
-                    nonlocal next_prompt
-                    out = []
-                    for i in range(count):
-                        pi = next_prompt
-                        next_prompt += 1
-                        body = oai.request_body(
-                            config.api, config.model, prompts[pi], config.output_len,
-                            forcing=probe["output_forcing"], include_usage=probe["include_usage"],
-                            temperature=config.temperature,
-                        )
-                        key = config.api_key.get_secret_value() if config.api_key else None
-                        out.append(Planned(round_no, start_index + i, warm, pi,
-                                           build_request(target, oai.PATHS[config.api], body, key)))
-                    return out
-
-                def on_exchange(p: Planned, t_due: int | None, ex: Exchange, _label=label) -> None:
-                    meta = RequestMeta(_label, p.round, p.index, p.warmup, p.prompt_index, t_due,
-                                       config.input_len, config.output_len, config.api, probe["include_usage"])
-                    rec = measure_request(ex, meta, tok)
-                    run_dir.append_request(rec)
-                    records.append(rec)
+                def on_exchange(p: Planned, t_due: int | None, ex: Exchange, _label=label,
+                                _total=planned_total) -> None:
+                    # The hot path: hand over, never parse here.
+                    worker.submit(RequestMeta(_label, p.round, p.index, p.warmup, p.prompt_index, t_due,
+                                              config.input_len, config.output_len, config.api,
+                                              probe["include_usage"]), ex)
                     if progress is not None:
-                        progress(_label, rec, planned_total)
+                        looks_ok = ex.error is None and bool(ex.reads) and ex.reads[0][1][9:12] == b"200"
+                        progress(_label, looks_ok, _total)
 
                 index = 0
                 if config.warmup:
@@ -341,7 +351,7 @@ def run_bench(
                                             max_in_flight=lv["concurrency"], seed=config.seed + r))
                     else:
                         runner.run(run_closed(target, batch, lv["concurrency"], config.timeout_s, on_exchange))
-                level_summary = summarize_level(records, label=label, concurrency=lv["concurrency"],
+                level_summary = summarize_level(level_records(label), label=label, concurrency=lv["concurrency"],
                                                 request_rate=lv["request_rate"])
                 tele: dict[str, Any] = {}
                 for h in hooks:
@@ -353,17 +363,23 @@ def run_bench(
                 summary.levels.append(level_summary)
                 run_dir.write_summary(summary)
         except KeyboardInterrupt:
+            # Every request that finished is written by the worker before it stops.
+            worker.close()
             summary.interrupted = True
-            if "records" in locals() and records and (not summary.levels or summary.levels[-1].label != label):
-                partial = summarize_level(records, label=label, concurrency=lv["concurrency"],
-                                          request_rate=lv["request_rate"])
-                summary.levels.append(partial)
+            if label is not None and (not summary.levels or summary.levels[-1].label != label):
+                partial = [r for r in read_requests(run_dir.path) if r.level == label]
+                if partial:
+                    summary.levels.append(summarize_level(partial, label=label, concurrency=lv["concurrency"],
+                                                          request_rate=lv["request_rate"]))
             run_dir.write_summary(summary)
             run["interrupted"] = True
             run_dir.write_run(run)
             raise
         finally:
+            worker.close()
             run_dir.close()
+        if worker.errors:
+            run["measurement_errors"] = worker.errors[:20]
         tele_run: dict[str, Any] = {}
         for h in hooks:
             if hasattr(h, "on_run_end"):

@@ -151,12 +151,17 @@ class RunDirectory:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             raise TokcheckError(f"cannot create run directory {self.path}: {err.strerror}") from None
-        self._requests = open(self.path / "requests.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+        self.requests_path = self.path / "requests.jsonl"
+        self.requests_path.touch()
+        self._requests = None
 
     def write_run(self, run: dict[str, Any]) -> None:
         _write_json(self.path / "run.json", run)
 
     def append_request(self, rec: RequestRecord) -> None:
+        """Append one record and flush (bench itself writes through its measurement worker)."""
+        if self._requests is None:
+            self._requests = open(self.requests_path, "a", encoding="utf-8")  # noqa: SIM115
         self._requests.write(rec.model_dump_json() + "\n")
         self._requests.flush()
 
@@ -164,7 +169,8 @@ class RunDirectory:
         _write_json(self.path / "summary.json", summary.model_dump(mode="json"))
 
     def close(self) -> None:
-        self._requests.close()
+        if self._requests is not None:
+            self._requests.close()
 
 
 def _write_json(path: Path, data: Any) -> None:

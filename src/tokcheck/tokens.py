@@ -8,6 +8,7 @@ special tokens that appear in a text (e.g. an ``<|eos|>`` a server rendered beca
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_left
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,6 +46,33 @@ class TokenizerInfo:
         if not self.special_ids:
             return len(ids)
         return sum(1 for i in ids if i not in self.special_ids)
+
+    def count_pieces(self, pieces: list[str]) -> tuple[int, list[int]]:
+        """Count the tokens of ``"".join(pieces)`` once, and attribute each token to the piece
+        holding its last character (a token that spans two stream chunks belongs to the chunk
+        that completed it). Special tokens are excluded.
+
+        Returns:
+            ``(total, per_piece)`` with ``sum(per_piece) == total``.
+        """
+        per_piece = [0] * len(pieces)
+        if not pieces:
+            return 0, per_piece
+        ends, total_chars = [], 0
+        for piece in pieces:
+            total_chars += len(piece)
+            ends.append(total_chars)
+        enc = self.tokenizer.encode("".join(pieces), add_special_tokens=False)
+        special = self.special_ids
+        n = 0
+        last = len(pieces) - 1
+        for tid, (_, end) in zip(enc.ids, enc.offsets):
+            if tid in special:
+                continue
+            i = bisect_left(ends, end) if end > 0 else 0
+            per_piece[min(i, last)] += 1
+            n += 1
+        return n, per_piece
 
     def count_many(self, texts: list[str]) -> list[int]:
         """:meth:`count` for each text, in one batch call (the Rust side runs it in parallel)."""

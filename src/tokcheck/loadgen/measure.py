@@ -41,10 +41,12 @@ def measure_request(ex: Exchange, meta: RequestMeta, tok: TokenizerInfo) -> Requ
     n_usage = usage.get("completion_tokens") if isinstance(usage.get("completion_tokens"), int) else None
     n_prompt = usage.get("prompt_tokens") if isinstance(usage.get("prompt_tokens"), int) else None
 
-    texts = [t for _, t in res.deltas]
-    per_chunk = tok.count_many(texts) if texts else []
+    # One encode of the whole text; each token goes to the chunk that completed it, so the
+    # per-chunk counts add up to the tokenizer's total (role-only and empty deltas carry none).
+    n_tok, per_chunk = tok.count_pieces([t for _, t in res.deltas])
     chunks = [(t, k) for (t, _), k in zip(res.deltas, per_chunk) if k > 0]
-    n_tok = tok.count(res.text) if res.text else (0 if res.deltas else None)
+    if not res.deltas:
+        n_tok = None
 
     if n_usage is not None:
         n_out, source = n_usage, "usage"
