@@ -172,6 +172,10 @@ def build_tiny_llama(out_dir: str | Path | None = None, python: str | Path | Non
             raise TokcheckError(f"building the tiny Llama failed: "
                                 f"{lines[-1] if lines else 'exit ' + str(res.returncode)}")
         spec_path.unlink()
+        # mkdtemp makes a private folder; the model is meant to be read by anyone (and served).
+        tmp.chmod(0o755)
+        for f in tmp.iterdir():
+            f.chmod(0o644)
         try:
             tmp.rename(model_dir)
         except OSError:

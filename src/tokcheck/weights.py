@@ -190,20 +190,21 @@ def audit_model_dir(path: str | Path) -> PrecisionReport:
     p = Path(path).expanduser()
     if not p.exists():
         raise TokcheckError(f"no such model directory or file: {p}")
+    folder = p.parent if p.is_file() else p
+    config_path = folder / "config.json"
+    if p.is_dir() and not config_path.is_file() and not any(p.glob("*.gguf")):
+        # A GGUF file carries its own metadata; anything else needs config.json.
+        raise TokcheckError(f"no config.json in {folder}: not a Hugging Face model directory")
     if p.is_file():
-        folder, candidates = p.parent, [p]
+        if p.suffix.lower() not in WEIGHT_SUFFIXES:
+            raise TokcheckError(f"{p} is not a weight file (*.safetensors, *.gguf, *.bin)")
+        candidates, all_names = [p], [p.name]
     else:
-        folder = p
-        candidates = sorted(f for f in p.rglob("*") if f.is_file()
-                            and f.suffix.lower() in WEIGHT_SUFFIXES)
-    all_names = [str(f.relative_to(folder)) for f in folder.rglob("*") if f.is_file()] \
-        if p.is_dir() else [p.name]
+        all_files = sorted(f for f in p.rglob("*") if f.is_file())
+        candidates = [f for f in all_files if f.suffix.lower() in WEIGHT_SUFFIXES]
+        all_names = [str(f.relative_to(folder)) for f in all_files]
     if not candidates:
         raise TokcheckError(f"no weight files (*.safetensors, *.gguf, *.bin) in {p}")
-    config_path = folder / "config.json"
-    has_gguf = any(f.suffix.lower() == ".gguf" for f in candidates)
-    if not config_path.is_file() and not has_gguf:
-        raise TokcheckError(f"no config.json in {folder}: not a Hugging Face model directory")
 
     report = PrecisionReport(source="model_dir", path=str(p), full_precision=None,
                              verdict="unknown")

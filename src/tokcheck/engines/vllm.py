@@ -497,7 +497,7 @@ def serve(cfg: ServeConfig, progress: Progress | None = None) -> Iterator[Runnin
         python = str(Path(cfg.python).expanduser())
         if not Path(python).exists():
             raise TokcheckError(f"engine python {python} does not exist")
-    port = cfg.port if cfg.port is not None else free_port(cfg.host)
+    port = cfg.port or free_port(cfg.host)  # None or 0: a free port
     if _port_taken(cfg.host, port):
         raise TokcheckError(f"port {port} on {cfg.host} is already in use: choose another --port "
                             "or stop the process that holds it")
