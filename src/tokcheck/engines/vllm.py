@@ -435,6 +435,44 @@ class RunningServer:
     def stop(self) -> None:
         stop_process_group(self.process, self.config.stop_timeout_s)
 
+    def run_conditions(self) -> dict:
+        """What a run record (``run.json``) should carry about this server: ``engine_report``,
+        ``precision_report`` (the model directory's audit combined with what the log states)
+        and ``serve`` — pass it to ``run_bench(conditions_extra=…)``."""
+        from tokcheck.weights import audit_model_dir, audit_server_log, combine
+
+        log_report = audit_server_log(self.log_path.read_text(errors="replace"),
+                                      str(self.log_path))
+        try:
+            precision = combine(audit_model_dir(self.config.model), log_report)
+        except TokcheckError:  # a hub id or a directory the audit cannot read: the log alone
+            precision = log_report
+        return {"engine_report": self.engine_report.to_dict(),
+                "precision_report": precision.to_dict(),
+                "serve": self.serve_conditions()}
+
+    def log_hook(self) -> "ServerLogHook":
+        """A bench hook that copies this server's log into the run directory at the end."""
+        return ServerLogHook(self.log_path)
+
+
+class ServerLogHook:
+    """Bench hook (CONTRACT.md): at the end of a run, copy the server's log into the run
+    directory as ``server.log`` (K2), so the record keeps what the engine said."""
+
+    def __init__(self, log_path: Path) -> None:
+        self.log_path = Path(log_path)
+        self.run_dir: Path | None = None
+
+    def on_run_start(self, run_dir: Path) -> None:
+        self.run_dir = Path(run_dir)
+
+    def on_run_end(self) -> None:
+        import shutil
+
+        if self.run_dir is not None and self.log_path.is_file():
+            shutil.copyfile(self.log_path, self.run_dir / "server.log")
+
 
 def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
