@@ -95,11 +95,23 @@ def run(args: argparse.Namespace) -> int:
             say(f"bench {name}: concurrency {levels}, {args.input_len} tokens in / "
                 f"{args.output_len} out, {args.rounds} rounds → {out / name}")
             summary = run_bench(bench_cfg, conditions_extra=conditions,
-                                hooks=[server.log_hook()])
+                                hooks=[server.log_hook()], progress=_progress(say))
             runs.append((name, summary))
     say(f"server stopped (log kept in {out / 'server' / 'server.log'})")
     print_record(console, runs, conditions, args)
     return 0
+
+
+def _progress(say):
+    """A bench progress callback: one line per level when it is done (cheap: a counter)."""
+    done: dict[str, int] = {}
+
+    def on_request(label: str, record, planned: int) -> None:
+        done[label] = done.get(label, 0) + 1
+        if done[label] == planned:
+            say(f"  {label}: {planned} requests done")
+
+    return on_request
 
 
 def _median(stat) -> str:
@@ -112,10 +124,10 @@ def print_record(console, runs, conditions: dict, args) -> None:
     eng = conditions["engine_report"]
     prec = conditions["precision_report"]
     t = Table(title=f"tiny Llama on vLLM {eng['version']} ({eng['device']}), dtype {eng['dtype']},"
-                    f" quantization {eng['quantization']}, {args.input_len} in / "
-                    f"{args.output_len} out — medians over rounds", show_edge=False)
-    for col in ("run", "concurrency", "TTFT ms", "TPOT ms", "generation tok/s",
-                "output throughput tok/s", "ok", "failed"):
+                    f" quantization {eng['quantization']}, {args.input_len} tokens in / "
+                    f"{args.output_len} out (medians of the rounds)", show_edge=False)
+    for col in ("run", "conc.", "TTFT ms", "TPOT ms", "gen. tok/s", "output tok/s", "ok",
+                "failed"):
         t.add_column(col, justify="right" if col != "run" else "left")
     for name, summary in runs:
         for lv in summary.levels:
