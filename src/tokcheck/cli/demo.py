@@ -28,8 +28,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "random BF16 weights and a locally trained tokenizer, inspect it, serve it, "
                     "bench a single request and a few concurrency levels, print the record "
                     "and stop the server. Run directories go under --out.")
-    p.add_argument("--out", default="runs/demo", help="folder for the run directories "
-                                                     "(default runs/demo)")
+    p.add_argument("--out", help="folder for the run directories (default "
+                                 "runs/demo-<UTC time>)")
     p.add_argument("--input-len", type=int, default=256, help="prompt tokens (default 256)")
     p.add_argument("--output-len", type=int, default=128, help="output tokens (default 128)")
     p.add_argument("--concurrency", type=_levels, default=[2, 4, 8],
@@ -58,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
     from tokcheck.weights import audit_model_dir
 
     console = Console(stderr=False)
-    out = Path(args.out)
+    import time
+
+    out = Path(args.out or time.strftime("runs/demo-%Y%m%d-%H%M%S", time.gmtime()))
     if out.exists() and any(out.iterdir()):
         raise TokcheckError(f"{out} is not empty: choose another --out")
 

@@ -106,6 +106,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         with serve(cfg) as server:
             print_engine_report(server.engine_report)
+            prec = server.run_conditions()["precision_report"]
+            print(f"Precision: {prec['verdict']}"
+                  f" ({prec.get('precision') or prec.get('method') or 'n/a'})", flush=True)
             print(f"Serving {cfg.model} at {server.url}/v1 — log {server.log_path}. "
                   "Ctrl-C stops it.", flush=True)
             while server.process.poll() is None:
