@@ -162,6 +162,9 @@ async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close
 
     if api == "chat" and sc["role_first"]:
         writer.write(_event(choice(None, role=True)))
+    marker = "\u0000MARK\u0000"
+    template = ("data: " + json.dumps(choice(marker)) + "\n\n").encode()
+    head_bytes, tail_bytes = template.split(json.dumps(marker).encode())
     ttft_ns = int(sc["ttft_ms"] * 1e6)
     itl_ns = int(sc["itl_ms"] * 1e6)
     words = state.words
@@ -194,7 +197,13 @@ async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close
         if last and sc["special_tail"]:
             text += "<|eos|>"
         now = time.perf_counter_ns()  # stamped before the write: bytes cannot arrive earlier
-        writer.write(_event(choice(text, stop_reason if last else None)))
+        if last:
+            writer.write(_event(choice(text, stop_reason)))
+        else:
+            # the common chunk, pre-encoded around the text: json.dumps of a whole chunk per
+            # token would be most of this server's CPU at 128 streams
+            data = head_bytes + json.dumps(text).encode() + tail_bytes
+            writer.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         late = now - deadline
         stat["late_max_ns"] = max(stat["late_max_ns"], late)
         stat["late_sum_ns"] += late

@@ -17,8 +17,10 @@ import multiprocessing as mp
 import os
 import queue
 import signal
+import time
 from pathlib import Path
 
+from tokcheck.errors import TokcheckError
 from tokcheck.loadgen.measure import RequestMeta
 from tokcheck.loadgen.recorder import Exchange
 
@@ -84,8 +86,19 @@ class MeasureWorker:
             raise RuntimeError("measurement worker did not start")
 
     def _get(self, timeout: float):
+        deadline = time.monotonic() + timeout
         while True:
-            kind, value = self._outbox.get(timeout=timeout)
+            try:
+                kind, value = self._outbox.get(timeout=1.0)
+            except queue.Empty:
+                if not self._proc.is_alive():
+                    raise TokcheckError(
+                        f"the measurement worker stopped (exit code {self._proc.exitcode}); "
+                        "requests.jsonl holds what it wrote"
+                    ) from None
+                if time.monotonic() > deadline:
+                    raise TokcheckError("the measurement worker did not answer in time") from None
+                continue
             if kind == "error":
                 self.errors.append(value)
                 continue
