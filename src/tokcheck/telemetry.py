@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from tokcheck.nvml import GpuSample, NvmlSession
 from tokcheck.throttle import decode_clock_event_reasons, throttling_reasons
@@ -259,14 +259,19 @@ class GpuSampler:
     Without a GPU it samples nothing and says why in ``reason``.
     """
 
-    def __init__(self, interval_s: float = DEFAULT_GPU_INTERVAL_S) -> None:
+    def __init__(self, interval_s: float = DEFAULT_GPU_INTERVAL_S,
+                 session_factory: Callable[[], Any] = NvmlSession) -> None:
+        """``session_factory`` makes the sample source: NVML by default; anything with
+        ``available``, ``reason``, ``errors``, ``sample() -> list[GpuSample]`` and ``close()``
+        (tests replay recorded NVML values through it)."""
         if interval_s <= 0:
             raise ValueError(f"interval_s must be > 0, got {interval_s}")
         self.interval_s = interval_s
         self.samples: list[GpuSample] = []
         self.reason: str | None = None
         self.errors: dict[str, str] = {}
-        self._session: NvmlSession | None = None
+        self._session_factory = session_factory
+        self._session: Any = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -280,7 +285,7 @@ class GpuSampler:
     def start(self) -> None:
         if self._thread is not None:
             return
-        self._session = NvmlSession()
+        self._session = self._session_factory()
         self.reason = self._session.reason
         if not self._session.available:
             return
@@ -323,9 +328,9 @@ class GpuSampler:
             return {"available": False, "reason": self.reason or "sampler not started"}
         with self._lock:
             chosen = list(self.samples) if samples is None else samples
-        return {"available": True, "interval_s": self.interval_s,
-                **summarize_gpu_samples(chosen), "headline": headline_gpu(
-                    summarize_gpu_samples(chosen))}
+        stats = summarize_gpu_samples(chosen)
+        return {"available": True, "interval_s": self.interval_s, **stats,
+                "headline": headline_gpu(stats)}
 
     # bench hooks
     def on_run_start(self, run_dir: Path) -> None:
