@@ -535,6 +535,10 @@ def doctor(*, model_dir: str | Path | None = None, gpu_name: str | None = None,
     Raises:
         TokcheckError: for a model directory that does not exist.
     """
+    from tokcheck.errors import TokcheckError
+
+    if model_dir is not None and not Path(model_dir).is_dir():
+        raise TokcheckError(f"model directory not found: {model_dir}")
     env = environment if environment is not None else environment_report()
     inputs = gather_checklist_inputs(
         env, model_dir=model_dir, gpu_name=gpu_name, dtype=dtype, max_model_len=max_model_len,
