@@ -49,6 +49,12 @@ REASONS: tuple[ClockEventReason, ...] = (
                      "external power brake assertion (e.g. the power supply)"),
     ClockEventReason(0x100, "display_clock_setting", "nvmlClocksEventReasonDisplayClockSetting",
                      False, "clocks limited by the display clock setting"),
+    # Added in newer NVML (nvidia-ml-py 13 exports them as nvmlClocksThrottleReason*); both
+    # hold clocks below what the workload asked for.
+    ClockEventReason(0x200, "board_limit", "nvmlClocksThrottleReasonBoardLimit", True,
+                     "clocks limited by a board limit"),
+    ClockEventReason(0x400, "reliability", "nvmlClocksThrottleReasonReliability", True,
+                     "clocks limited for reliability"),
 )
 
 THROTTLING_REASONS: frozenset[str] = frozenset(r.name for r in REASONS if r.throttling)

@@ -35,7 +35,8 @@ def test_bits_match_pynvml_constants() -> None:
         (0x8 | 0x40 | 0x80, ["hw_slowdown", "hw_thermal_slowdown",
                              "hw_power_brake_slowdown"], True),
         (0x10, ["sync_boost"], False),
-        (0x400 | 0x1, ["gpu_idle", "unknown_0x400"], False),
+        (0x800 | 0x1, ["gpu_idle", "unknown_0x800"], False),
+        (0x200, ["board_limit"], True),
     ],
 )
 def test_decode(mask: int, names: list[str], throttled: bool) -> None:
