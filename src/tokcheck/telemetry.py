@@ -493,3 +493,48 @@ class MetricsScraper:
         if self.errors:
             out["errors"] = self.errors
         return {"server_metrics": out}
+
+
+# ---------------------------------------------------------------------------------------------
+# For `tokcheck bench`
+
+_LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "0.0.0.0")
+
+
+def server_is_local(url: str) -> bool:
+    """True when ``url`` points at this machine (so its GPUs are the server's GPUs)."""
+    from urllib.parse import urlsplit
+
+    return (urlsplit(url).hostname or "") in _LOCAL_HOSTS
+
+
+def bench_hooks(url: str, *, gpu_interval_s: float = DEFAULT_GPU_INTERVAL_S,
+                metrics_interval_s: float = DEFAULT_METRICS_INTERVAL_S) -> list[Any]:
+    """The telemetry hooks for a bench run against ``url``: the ``/metrics`` scraper always,
+    the GPU sampler only when the server runs on this machine (a remote server's GPUs cannot
+    be sampled from here)."""
+    hooks: list[Any] = [MetricsScraper(url, interval_s=metrics_interval_s)]
+    if server_is_local(url):
+        hooks.insert(0, GpuSampler(interval_s=gpu_interval_s))
+    return hooks
+
+
+def level_headline(telemetry: dict[str, Any] | None) -> dict[str, Any]:
+    """The figures a summary table shows for one level's ``telemetry`` (``None`` = n/a)."""
+    t = telemetry or {}
+    gpu = (t.get("gpu") or {}).get("headline") or {}
+    sm = t.get("server_metrics") or {}
+    check = sm.get("cross_check") or {}
+    during = sm.get("during") or {}
+    return {
+        "gpu_memory_used_peak_bytes": gpu.get("memory_used_peak_bytes"),
+        "gpu_utilization_mean_pct": gpu.get("utilization_mean_pct"),
+        "gpu_throttling_seen": gpu.get("throttling_seen"),
+        "server_generation_tokens": check.get("server_generation_tokens"),
+        "counted_tokens": check.get("counted_tokens"),
+        "tokens_match": check.get("match"),
+        "spec_decode_acceptance_rate": sm.get("spec_decode_acceptance_rate"),
+        "spec_decode_mean_accepted_length": sm.get("spec_decode_mean_accepted_length"),
+        "kv_cache_usage_max": during.get("kv_cache_usage_fraction_max"),
+        "prefix_cache_hit_rate": sm.get("prefix_cache_hit_rate"),
+    }

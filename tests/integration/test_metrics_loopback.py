@@ -143,3 +143,25 @@ def test_nothing_listening_becomes_data(tmp_path: Path) -> None:
     scraper.before_level("c1")
     out = scraper.after_level("c1")["server_metrics"]
     assert out["reason"].startswith("scrape failed: ConnectError")
+
+
+def test_headline_and_table_from_a_level(metrics_server, tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from tokcheck.cli.telemetry_view import render_telemetry
+    from tokcheck.telemetry import level_headline
+
+    scraper = MetricsScraper(metrics_server.url, interval_s=0.05)
+    scraper.on_run_start(tmp_path)
+    scraper.before_level("c3")
+    _write_requests(tmp_path, "c3", [40] * 6)
+    metrics_server.state = "after"
+    tele = scraper.after_level("c3")
+    head = level_headline(tele)
+    assert head["server_generation_tokens"] == head["counted_tokens"] == 240
+    assert head["tokens_match"] is True
+    assert head["gpu_memory_used_peak_bytes"] is None  # no GPU hook in this run: n/a, not 0
+    console = Console(record=True, width=200)
+    render_telemetry([("c3", tele)], console=console)
+    text = console.export_text()
+    assert "240" in text and "yes" in text and "1.00" in text and "3.64" in text
