@@ -270,7 +270,8 @@ def _check_fit(i: ChecklistInputs) -> CheckItem:
                 f", KV {b.get('kv_bytes_per_token')} B/token) vs available "
                 f"{_gib(b.get('available_bytes'))}{extra}")
     if b.get("fits") is None:
-        return CheckItem("memory_fit", title, UNKNOWN, evidence)
+        why = f" ({b['reason']})" if b.get("reason") else ""
+        return CheckItem("memory_fit", title, UNKNOWN, evidence + why)
     return CheckItem("memory_fit", title, PASS if b["fits"] else FAIL, evidence)
 
 
