@@ -223,12 +223,22 @@ class ChecklistInputs:
 
 
 def _gib(n: float | None) -> str:
-    return "n/a" if n is None else f"{n / GIB:.2f} GiB"
+    """Bytes in the largest binary unit that keeps the number ≥ 1 (``1.50 GiB``, ``512 KiB``)."""
+    if n is None:
+        return "n/a"
+    for unit, size in (("TiB", 1024**4), ("GiB", GIB), ("MiB", 1024**2), ("KiB", 1024)):
+        if abs(n) >= size:
+            return f"{n / size:.2f} {unit}"
+    return f"{n:.0f} B"
 
 
 _DTYPE_ALIASES = {"bf16": "bfloat16", "bfloat16": "bfloat16", "fp16": "float16",
                   "float16": "float16", "half": "float16", "fp32": "float32",
                   "float32": "float32", "float": "float32", "auto": "auto"}
+
+
+def _num(n: float | None) -> str:
+    return "n/a" if n is None else f"{n:,.0f}"
 
 
 def _check_disk(i: ChecklistInputs) -> CheckItem:
@@ -267,7 +277,7 @@ def _check_fit(i: ChecklistInputs) -> CheckItem:
     if not b.get("fits") and b.get("min_tensor_parallel"):
         extra += f"; needs tensor parallel {b['min_tensor_parallel']}"
     evidence = (f"required {_gib(b.get('required_bytes'))} (weights {_gib(b.get('weights_bytes'))}"
-                f", KV {b.get('kv_bytes_per_token')} B/token) vs available "
+                f", KV cache {_num(b.get('kv_bytes_per_token'))} bytes/token) vs available "
                 f"{_gib(b.get('available_bytes'))}{extra}")
     if b.get("fits") is None:
         why = f" ({b['reason']})" if b.get("reason") else ""

@@ -73,8 +73,9 @@ def _model_dir(root: Path, tokenizer_json: Path) -> Path:
     shutil.copy(tokenizer_json, d / "tokenizer.json")
     (d / "config.json").write_text(json.dumps({
         "architectures": ["LlamaForCausalLM"], "model_type": "llama", "torch_dtype": "float16",
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
-        "num_key_value_heads": 1, "vocab_size": 4096, "max_position_embeddings": 2048}))
+        "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+        "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 32, "vocab_size": 4096,
+        "max_position_embeddings": 2048, "tie_word_embeddings": True}))
     save_file({"embed": np.zeros((4096, 64), dtype=np.float16)}, str(d / "model.safetensors"))
     return d
 
@@ -90,7 +91,30 @@ def test_checklist_for_a_model_dir(tmp_path: Path, tiny_tokenizer: Path,
     for key in ("dtype", "max_model_len", "gpu_memory_utilization", "tokenizer",
                 "fixed_workload", "rounds", "disk_space"):
         assert items[key]["status"] == "pass", items[key]
-    assert items["disk_space"]["evidence"].startswith("weights on disk: 0.00 GiB")
+    assert items["disk_space"]["evidence"].startswith("weights on disk: 512.")
+    # No GPU here and no --gpu: nothing to fit into, said so.
+    assert items["memory_fit"]["status"] == "unknown"
+
+
+def test_memory_fit_from_the_roofline(tmp_path: Path, tiny_tokenizer: Path,
+                                      capsys: pytest.CaptureFixture) -> None:
+    d = _model_dir(tmp_path, tiny_tokenizer)
+    common = ["doctor", "--json", "--model", str(d), "--gpu", "H200", "--concurrency", "4"]
+    assert main([*common, "--max-model-len", "2048"]) == 0
+    items = {c["key"]: c for c in json.loads(capsys.readouterr().out)["checklist"]}
+    assert items["memory_fit"]["status"] == "pass"
+    # GQA KV per token = 2 × layers 2 × kv_heads 1 × head_dim 32 × 2 bytes (fp16) = 256.
+    assert "KV cache 256 bytes/token" in items["memory_fit"]["evidence"]
+    # Only the embedding is on disk (512 KiB of fp16); the config implies more weights.
+    assert items["disk_space"]["status"] == "pass"
+    # Expected = embedding 4096×64 + 2 layers of attention and MLP (+ norms), fp16 ≈ 656 KiB.
+    assert "KiB of 656." in items["disk_space"]["evidence"]
+    assert "weights still to store" in items["disk_space"]["evidence"]
+    # 4 × 100M tokens of KV cache (≈ 95 GiB each) cannot fit on one H200.
+    assert main([*common, "--max-model-len", "400000000"]) == 0
+    items = {c["key"]: c for c in json.loads(capsys.readouterr().out)["checklist"]}
+    assert items["memory_fit"]["status"] == "fail"
+    assert items["max_model_len"]["status"] == "fail"
 
 
 def test_missing_model_dir_is_one_line_error(tmp_path: Path,
