@@ -383,7 +383,8 @@ def scrape_metrics(url: str, timeout_s: float = 5.0) -> MetricsScrape:
 
     t_ns = time.perf_counter_ns()
     try:
-        resp = httpx.get(url, timeout=timeout_s)
+        # A proxy from the environment must not stand between tokcheck and a local server.
+        resp = httpx.get(url, timeout=timeout_s, trust_env=not server_is_local(url))
         resp.raise_for_status()
         return MetricsScrape(t_ns, parse_vllm_metrics(resp.text))
     except (httpx.HTTPError, ValueError) as err:
