@@ -112,3 +112,23 @@ def test_real_nvml_here() -> None:
         assert report.gpus[0].memory_total_bytes > 0
         assert level["sample_count"] >= 1
         assert end["gpus"]["0"]["memory_used_peak_bytes"] > 0
+
+
+def test_telemetry_table_shows_gpu_rows(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from tokcheck.cli.telemetry_view import render_telemetry
+
+    sampler = GpuSampler(interval_s=0.005, session_factory=ReplayedNvmlValues)
+    sampler.on_run_start(tmp_path)
+    sampler.before_level("c1")
+    # Enough replayed samples to reach the fixture's peak memory and power cap (from sample 17).
+    _wait_samples(sampler, 55)
+    tele = sampler.after_level("c1")
+    sampler.on_run_end()
+    console = Console(record=True, width=120)
+    render_telemetry([("c1", tele)], console=console)
+    text = console.export_text()
+    assert "GPU memory peak" in text and "2.55 GiB" in text  # 563 + 2048 MiB
+    assert "sw_power_cap" in text
+    assert "GPU telemetry: none" not in text
