@@ -37,6 +37,8 @@ def write_run_dir(
     server_log: str | None = None,
     text_prefix: str = "out",
     temperature: float = 0.0,
+    gpu_samples: list[dict] | None = None,
+    level_telemetry: dict | None = None,
 ) -> Path:
     """A run directory at ``out`` whose requests have exactly the given per-level truths:
     ``levels = {concurrency: {"ttft_ms": .., "gen_tok_s": ..}}``. Each request's ``n_out``
@@ -104,6 +106,8 @@ def write_run_dir(
             "queue_delay_ms": _stat([0.0] * 3, [0.0, 0.0, 0.0]),
             "tokens_per_chunk": _stat([1.0] * 3, [1.0, 1.0, 1.0]),
         })
+        if level_telemetry is not None:
+            summary_levels[-1]["telemetry"] = level_telemetry
     run = {
         "tokcheck_version": "0.1.0", "schema_version": 1, "run_id": out.name,
         "created_at": "2026-11-30T02:00:00Z",
@@ -128,6 +132,10 @@ def write_run_dir(
     with (out / "requests.jsonl").open("w") as fh:
         for r in reqs:
             fh.write(json.dumps(r) + "\n")
+    if gpu_samples is not None:
+        with (out / "gpu_samples.jsonl").open("w") as fh:
+            for smp in gpu_samples:
+                fh.write(json.dumps(smp) + "\n")
     if server_log is not None:
         (out / "server.log").write_text(server_log)
     return out
@@ -140,4 +148,6 @@ VLLM_CPU_ENGINE_REPORT = {
     "device": "cpu",
 }
 FULL_PRECISION_REPORT = {"full_precision": True, "reasons": ["all 3.4M parameters are BF16"]}
-CPU_ENVIRONMENT = {"gpus": [], "nvml_available": False}
+# As tokcheck.doctor.environment_report() writes it on a machine without an NVIDIA GPU.
+CPU_ENVIRONMENT = {"gpu": {"available": False, "reason": "NVML: driver not loaded", "gpus": []},
+                   "toolchain": {}, "mismatches": []}

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tokcheck.rundir import Run
-from tokcheck.verify import _find, _first, _is_off, normalize_precision
+from tokcheck.verify.lookup import _find, _first, _is_off, normalize_precision
 
 #: SPEC M1, in its order.
 COMPARABILITY_KEYS = ("dtype", "max_model_len", "gpu_memory_utilization", "tensor_parallel_size",

@@ -22,7 +22,8 @@ class Run:
     ``run``: run.json as a dict; ``summary``: summary.json (``{}`` when absent, e.g. a run
     interrupted before its summary); ``requests``: the lines of requests.jsonl in file order
     (a torn last line, from a crash mid-write, is skipped); ``server_log``: the server's
-    log text or ``None``.
+    log text or ``None``; ``gpu_samples``: the NVML samples of ``gpu_samples.jsonl`` (the GPU
+    sampler's file, named in run.json ``telemetry.gpu.samples_file``), ``[]`` when absent.
     """
 
     path: Path
@@ -30,6 +31,7 @@ class Run:
     summary: dict[str, Any]
     requests: list[dict[str, Any]] = field(default_factory=list)
     server_log: str | None = None
+    gpu_samples: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -55,8 +57,8 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 def read_requests(path: Path) -> list[dict[str, Any]]:
-    """The objects of a requests.jsonl file; a line that does not parse (a torn write) is
-    skipped, since bench appends and flushes each request as it finishes."""
+    """The objects of a JSONL file (requests.jsonl, gpu_samples.jsonl); a line that does not
+    parse (a torn write) is skipped, since bench appends and flushes each line as it goes."""
     out: list[dict[str, Any]] = []
     if not path.exists():
         return out
@@ -90,5 +92,7 @@ def load_run(path: str | Path) -> Run:
     summary = _read_json(summary_path) if summary_path.exists() else {}
     log_path = p / "server.log"
     server_log = log_path.read_text(encoding="utf-8", errors="replace") if log_path.exists() else None
+    samples_name = ((run.get("telemetry") or {}).get("gpu") or {}).get("samples_file") or "gpu_samples.jsonl"
+    samples = read_requests(p / Path(str(samples_name)).name)
     return Run(path=p, run=run, summary=summary, requests=read_requests(p / "requests.jsonl"),
-               server_log=server_log)
+               server_log=server_log, gpu_samples=samples)

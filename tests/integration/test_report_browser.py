@@ -41,13 +41,14 @@ def _run_chromium(*args: str) -> subprocess.CompletedProcess:
 @pytest.fixture
 def report_html(tmp_path) -> Path:
     t0 = 1_000_000_000
-    tel = {"gpu": {"samples": [{"gpu": 0, "t_ns": t0 + i * 50_000_000, "memory_used_bytes": 2**30 * (20 + i / 10),
-                                "utilization_pct": 40 + (i % 50)} for i in range(60)]}}
+    samples = [{"t_ns": t0 + i * 50_000_000, "index": 0, "memory_used_bytes": 2**30 * (20 + i / 10),
+                "utilization_gpu_pct": 40 + (i % 50)} for i in range(60)]
+    tel = {"gpu": {"available": True, "samples_file": "gpu_samples.jsonl"}}
     run = load_run(write_run_dir(tmp_path / "run", levels={1: {"ttft_ms": 10, "gen_tok_s": 300, "agg_tok_s": 290},
                                                            4: {"ttft_ms": 25, "gen_tok_s": 240, "agg_tok_s": 880},
                                                            16: {"ttft_ms": 70, "gen_tok_s": 150, "agg_tok_s": 2200}},
                                  engine_report=VLLM_CPU_ENGINE_REPORT, precision_report=FULL_PRECISION_REPORT,
-                                 telemetry=tel))
+                                 telemetry=tel, gpu_samples=samples))
     bound = {"hard_tok_s": 500.0, "realistic_tok_s": 350.0, "bytes_per_token": 6.8e6, "context_tokens": 160}
     v = verify({"model": "tiny-llama", "metric": "generation_tok_s", "value": 900, "concurrency": 1},
                run, bound=bound)

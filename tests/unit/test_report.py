@@ -54,9 +54,10 @@ def test_timeline_is_relative_and_ordered(run):
 
 def test_gpu_series_from_samples(tmp_path):
     t0 = 1_000_000_000
-    tel = {"gpu": {"samples": [{"gpu": 0, "t_ns": t0 + i * 100_000_000, "memory_used_bytes": 2**30 * (10 + i),
-                                "utilization_pct": 90} for i in range(5)]}}
-    r = load_run(write_run_dir(tmp_path / "g", levels=LEVELS, telemetry=tel))
+    samples = [{"t_ns": t0 + i * 100_000_000, "index": 0, "memory_used_bytes": 2**30 * (10 + i),
+                "utilization_gpu_pct": 90} for i in range(5)]
+    tel = {"gpu": {"available": True, "samples_file": "gpu_samples.jsonl"}}
+    r = load_run(write_run_dir(tmp_path / "g", levels=LEVELS, telemetry=tel, gpu_samples=samples))
     (s,) = gpu_series(r)
     assert s["t_s"] == pytest.approx([0.0, 0.1, 0.2, 0.3, 0.4])
     assert s["memory_gib"] == pytest.approx([10, 11, 12, 13, 14])

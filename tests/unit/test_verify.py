@@ -154,17 +154,30 @@ def test_measurement_faults_fail_check_1(tmp_path):
 
 
 def test_gpu_run_with_other_processes_and_throttling(tmp_path):
-    env = {"gpus": [{"name": "NVIDIA H200", "memory_total_bytes": 150e9,
-                     "processes": [{"pid": 7, "name": "python", "used_memory_bytes": 40 * 2**30}]}]}
-    tel = {"gpu": {"mean_utilization_pct": 35.0, "throttle_reasons_seen": ["sw_power_cap"]}}
+    # the shapes tokcheck.doctor.environment_report() and the GPU sampler / /metrics hooks write
+    env = {"gpu": {"available": True, "gpus": [
+        {"index": 0, "name": "NVIDIA H200", "memory_total_bytes": 150754820096, "utilization_gpu_pct": 0,
+         "processes": [{"pid": 7, "name": "python", "used_memory_bytes": 40 * 2**30, "kind": "compute"}]}]}}
+    tel = {"gpu": {"available": True, "gpus": {"0": {"memory_used_peak_bytes": 60 * 2**30,
+                                                     "utilization_mean_pct": 35.0,
+                                                     "throttling_seen": ["sw_power_cap"]}}},
+           "server_metrics": {"counters": {"preemptions": 0}, "during": {"requests_waiting_max": 0.0,
+                                                                       "kv_cache_usage_fraction_max": 0.2},
+                              "cross_check": {"server_generation_tokens": 770, "counted_tokens": 768,
+                                              "difference": 2, "match": False}}}
     run = load_run(write_run_dir(tmp_path / "gpu", levels={1: {"ttft_ms": 30, "gen_tok_s": 20}},
-                                 environment=env, telemetry=tel, engine_report=VLLM_CPU_ENGINE_REPORT | {"device": "cuda"}))
+                                 environment=env, level_telemetry=tel,
+                                 engine_report=VLLM_CPU_ENGINE_REPORT | {"device": "cuda"}))
     v = verify(claim(27, gpu="H200"), run)
     assert v.to_dict()["conditions"]["gpu"] == "match"
-    c2 = v.checks[1]
+    assert v.to_dict()["conditions"]["gpu_count"] == "unknown"
+    c1, c2, c4 = v.checks[0], v.checks[1], v.checks[3]
+    assert c1.status == "fail"
+    assert "the server generated 770 tokens but tokcheck counted 768" in " ".join(c1.evidence)
     assert c2.status == "fail"
     assert "1 processes held 40.0 GiB" in " ".join(c2.evidence)
     assert "sw_power_cap" in " ".join(c2.evidence)
+    assert c4.status == "pass" and "peak KV cache usage 20%" in " ".join(c4.evidence)
     slow = [s for s in v.symptoms if s.symptom == "slow generation"][0]
     assert any("35 %" in e and "low" in e for e in slow.evidence)
     assert "client" in slow.steps[0]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tokcheck.rundir import Run
-from tokcheck.verify import _find
+from tokcheck.verify.lookup import _find
 
 #: Per-request CSV columns, in order; times in ms relative to the run's first measured send.
 CSV_COLUMNS = ("run", "level", "round", "index", "warmup", "prompt_index", "t_send_ms", "ttft_ms",
@@ -95,16 +95,18 @@ def _sample_lists(obj: Any, depth: int = 5) -> list[list[dict]]:
 
 
 def gpu_series(run: Run) -> list[dict[str, Any]]:
-    """GPU telemetry samples of the run on the request clock: one series per GPU with ``t_s``
+    """GPU telemetry samples of the run (``gpu_samples.jsonl``, or a sample list inside
+    run.json ``telemetry``) on the request clock: one series per GPU with ``t_s``
     (seconds since the first measured send), ``memory_gib`` and ``utilization_pct`` lists
     (``None`` entries where a sample lacks the value). ``[]`` when the run has none."""
     tel = run.run.get("telemetry")
-    if not tel:
+    lists = [run.gpu_samples] if run.gpu_samples else _sample_lists(tel)
+    if not lists:
         return []
     sends = [q["t_send_ns"] for q in run.measured_requests() if q.get("t_send_ns") is not None]
     t0 = min(sends) if sends else (run.run.get("clock") or {}).get("perf_counter_ns_at_start", 0)
     series = []
-    for i, samples in enumerate(_sample_lists(tel)):
+    for i, samples in enumerate(lists):
         tkey = next(k for k in _TIME_KEYS if k in samples[0])
         mkey = next((k for k in _MEM_KEYS if k in samples[0]), None)
         ukey = next((k for k in _UTIL_KEYS if k in samples[0]), None)
