@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from tokcheck.errors import TokcheckError
@@ -43,42 +44,45 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def claim_fields(text: str, **overrides: Any) -> dict[str, Any]:
-    """The claim's fields (issue 2's keys), with the given overrides applied when not None."""
-    from tokcheck.claim import parse_claim
+    """The claim's fields (issue 2's keys), completed or overridden by the given options
+    (``None`` is ignored). Raises TokcheckError for a claim that does not parse."""
+    from tokcheck.claim import apply_overrides, parse_claim
 
-    fields = dict(parse_claim(text).fields)
-    for k, v in overrides.items():
-        if v is not None:
-            fields[k] = v
-    return fields
+    return dict(apply_overrides(parse_claim(text), **overrides).fields)
 
 
-def bound_for(fields: dict[str, Any]) -> dict[str, Any]:
-    """The decode bound of the claim's model on the claim's GPU, or ``{"reason": …}``."""
-    from tokcheck import catalog, roofline
+def bound_for(fields: dict[str, Any], model_dir: str | Path | None = None) -> dict[str, Any]:
+    """The claim's single-request decode bound (``tokcheck claim``'s roofline: the claim's
+    model and GPU from the catalog; ``model_dir``'s config.json when the claim's model is not in
+    it), or ``{"reason": …}`` when it cannot be computed."""
+    from tokcheck.catalog import model_from_config
+    from tokcheck.claim import FIELD_KEYS, Claim
+    from tokcheck.verdict import analyze_claim
 
-    if not fields.get("model") or not fields.get("gpu"):
-        missing = " and ".join(k for k in ("model", "gpu") if not fields.get(k))
-        return {"reason": f"no bound: the claim does not name its {missing}"}
+    claim = Claim(text="", fields={k: v for k, v in fields.items() if k in FIELD_KEYS})
+    model = None
+    if model_dir is not None:
+        try:
+            from tokcheck.catalog import find_model
+
+            if not fields.get("model"):
+                raise TokcheckError("no model named")
+            find_model(fields["model"])
+        except TokcheckError:
+            model = model_from_config(model_dir)
     try:
-        model = catalog.find_model(fields["model"])
-        gpu = catalog.find_gpu(fields["gpu"])
+        analysis = analyze_claim(claim, model=model)
     except TokcheckError as err:
         return {"reason": f"no bound: {err}"}
-    from tokcheck.verify import normalize_precision
-
-    prec = normalize_precision(fields.get("precision")) or "bf16"
-    prec = {"full": "bf16"}.get(prec, prec)
-    inp, out = fields.get("input_tokens"), fields.get("output_tokens")
-    context = int((inp or 1000) + (out or 1000) / 2)
-    try:
-        b = roofline.decode_bound(model, gpu, prec, context, tensor_parallel=int(fields.get("gpu_count") or 1))
-    except TokcheckError as err:
-        return {"reason": f"no bound: {err}"}
-    keys = ("bytes_per_token", "hard_tok_s", "realistic_tok_s", "context_tokens")
-    d = {k: getattr(b, k) for k in keys}
-    d["source"] = f"tokcheck.roofline: {fields['model']} on {fields['gpu']} at {prec}"
-    return d
+    b = analysis.bound
+    if not b or not b.get("hard_tok_s"):
+        why = "; ".join(analysis.explanations[:1]) or (b or {}).get("hard_tok_s_reason") or "no GPU or bandwidth"
+        return {"reason": f"no bound: {why}"}
+    out = dict(b)
+    name = analysis.model.name if analysis.model else fields.get("model")
+    gpu = analysis.gpu.name if analysis.gpu else fields.get("gpu")
+    out["source"] = f"tokcheck.roofline: {name} on {gpu} at {b.get('precision')}"
+    return out
 
 
 def render(verdict) -> None:
