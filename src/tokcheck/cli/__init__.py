@@ -17,7 +17,7 @@ from tokcheck import __version__
 from tokcheck.errors import TokcheckError
 
 # Sub-command modules, in the order `tokcheck --help` lists them.
-COMMANDS: tuple[str, ...] = ("claim", "bound", "verify", "compare", "report")
+COMMANDS: tuple[str, ...] = ("claim", "bound", "verify", "compare", "report", "sweep", "reproduce")
 
 
 def build_parser() -> argparse.ArgumentParser:
