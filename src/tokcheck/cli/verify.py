@@ -104,7 +104,8 @@ def render(verdict) -> None:
     if verdict.metric_definition:
         con.print(f"[dim]metric: {verdict.metric_definition}[/]")
     if verdict.measured_rounds:
-        con.print(f"[dim]per-round values: {', '.join(f'{v:.4g}' for v in verdict.measured_rounds)}[/]")
+        vals = ", ".join("n/a" if v is None else f"{v:.4g}" for v in verdict.measured_rounds)
+        con.print(f"[dim]per-round values: {vals}[/]")
     if verdict.reproduced is not True:
         con.print("\n[bold]The seed's seven checks, in order[/]")
         icons = {"pass": "[green]pass[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]",

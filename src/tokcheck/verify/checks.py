@@ -41,11 +41,16 @@ def _check_measurement(fields: dict, run: Run, level: dict | None, metric: str |
     if both:
         off = [q for q in both if abs(q["n_out_usage"] - q["n_out_tokenizer"]) > max(1, 0.02 * q["n_out_usage"])]
         if off:
-            status = "fail"
+            # Re-encoding generated text can merge tokens differently from the ids the model
+            # emitted (BPE is not invertible on arbitrary output), so a few mismatches are a
+            # warning; most requests disagreeing means a different tokenizer: a fault.
+            status = "fail" if len(off) > len(both) / 2 else "warn"
             worst = max(off, key=lambda q: abs(q["n_out_usage"] - q["n_out_tokenizer"]))
+            src = {q.get("n_out_source") for q in reqs} - {None}
             ev.append(f"{len(off)} of {len(both)} requests: tokenizer count differs from usage "
                       f"(worst: usage {worst['n_out_usage']} vs tokenizer {worst['n_out_tokenizer']}, "
-                      f"requests.jsonl n_out_usage / n_out_tokenizer)")
+                      f"requests.jsonl n_out_usage / n_out_tokenizer)"
+                      + (f"; the metrics count tokens from {', '.join(sorted(src))} (n_out_source)" if src else ""))
             advice.append("token counts disagree: check that the tokenizer is the served model's own")
         else:
             ev.append(f"tokenizer count equals usage.completion_tokens on all {len(both)} requests "

@@ -197,7 +197,8 @@ def level_metric(level: dict, metric: str) -> tuple[float | None, str, list[floa
         if isinstance(v, dict):
             return v.get("median"), "tok/s", v.get("rounds"), v.get("spread"), None
         reason = level.get("output_throughput_tok_s_reason")
-        return v, "tok/s", level.get("output_throughput_tok_s_rounds"), None, reason
+        return (v, "tok/s", level.get("output_throughput_tok_s_rounds"),
+                level.get("output_throughput_tok_s_spread"), reason)
     key = {"generation_tok_s": "generation_tok_s", "e2e_tok_s": "e2e_tok_s", "ttft": "ttft_ms"}[metric]
     unit = "ms" if metric == "ttft" else "tok/s"
     st = _stat(level, key)
