@@ -50,26 +50,25 @@ def telemetry_hooks(url: str) -> list[Any]:
 def bench_served(server: Any, run_dir: str | Path, *, model_dir: str | Path, input_len: int,
                  output_len: int, concurrency: list[int], rounds: int,
                  requests_per_round: int | None = None, warmup: int = 1,
-                 environment: dict | None = None, precision_report: dict | None = None,
-                 hooks: list | None = None) -> Any:
-    """Bench a server started by :func:`serve_model` into ``run_dir``, recording its engine
-    report, ``serve`` conditions, the weights' precision audit and the environment.
-    Returns bench's Summary."""
+                 environment: dict | None = None, hooks: list | None = None) -> Any:
+    """Bench a server started by :func:`serve_model` into ``run_dir``, recording what the
+    server knows of itself (engine report, ``serve`` section, the precision audit of the model
+    directory combined with the log) and the machine's environment. Returns bench's Summary."""
     from tokcheck.bench import BenchConfig, run_bench
 
-    if precision_report is None:
-        from tokcheck.weights import audit_model_dir
-
-        precision_report = audit_model_dir(model_dir).to_dict()
     if environment is None:
         from tokcheck.doctor import environment_report
 
         environment = environment_report()
-    extra = {"engine_report": server.engine_report.to_dict(), "serve": server.serve_conditions(),
-             "precision_report": precision_report, "environment": environment}
+    extra = dict(server.run_conditions())
+    extra["environment"] = environment
+    run_dir = Path(run_dir)
+    if hooks is None:
+        hooks = telemetry_hooks(server.url)
+        if Path(server.log_path).resolve() != (run_dir / "server.log").resolve():
+            hooks.append(server.log_hook())
     cfg = BenchConfig(url=server.url, model=served_name(server), tokenizer=str(model_dir),
                       input_len=input_len, output_len=output_len, concurrency=list(concurrency),
                       rounds=rounds, warmup=warmup, requests_per_round=requests_per_round,
                       out=str(run_dir))
-    return run_bench(cfg, conditions_extra=extra,
-                     hooks=telemetry_hooks(server.url) if hooks is None else hooks)
+    return run_bench(cfg, conditions_extra=extra, hooks=hooks)

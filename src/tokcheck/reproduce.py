@@ -155,7 +155,6 @@ def reproduce(claim_text: str, model_dir: str | Path, *, out: str | Path, engine
     from tokcheck.report import render_csv, render_html, render_markdown
     from tokcheck.rundir import load_run
     from tokcheck.verify import verify
-    from tokcheck.weights import audit_model_dir
 
     say = progress or (lambda s: None)
     mdir = Path(model_dir)
@@ -179,7 +178,6 @@ def reproduce(claim_text: str, model_dir: str | Path, *, out: str | Path, engine
                  rounds=plan.rounds)
     checklist = doc["checklist"]
     (out / "doctor.json").write_text(json.dumps(doc, indent=2, default=str))
-    precision_report = audit_model_dir(mdir).to_dict()
     stopped = preflight(fields, plan, checklist, max_pos)
     result = ReproduceResult(plan=plan, checklist=checklist, stopped=stopped,
                              files=[str(out / "doctor.json")])
@@ -194,7 +192,7 @@ def reproduce(claim_text: str, model_dir: str | Path, *, out: str | Path, engine
         say(f"bench: concurrency {plan.levels}, {plan.rounds} rounds")
         bench_served(server, out, model_dir=mdir, input_len=plan.input_len, output_len=plan.output_len,
                      concurrency=plan.levels, rounds=plan.rounds, requests_per_round=requests_per_round,
-                     warmup=warmup, environment=doc["environment"], precision_report=precision_report)
+                     warmup=warmup, environment=doc["environment"])
     run = load_run(out)
     bound = bound_for(fields, model_dir=mdir)
     verdict = verify(fields, run, tolerance=tolerance, bound=bound, metric=plan.metric)
