@@ -6,8 +6,9 @@ Pure over loaded run directories (:class:`tokcheck.rundir.Run`):
   max_model_len, gpu_memory_utilization, tensor_parallel_size, streaming, prefix cache,
   speculative decoding, prompts, input and output lengths, concurrency — and which differ.
 - :func:`side_by_side` — per concurrency level present in every run: median TTFT, generation
-  tok/s, aggregate output throughput, E2E latency (each with its spread across rounds), peak
-  GPU memory when recorded, errors and early stops.
+  tok/s, aggregate output throughput, E2E latency, ITL (each with its spread across rounds);
+  beyond tok/s (M4): TTFT and ITL p99 (latency spikes), peak GPU memory when recorded, errors,
+  early stops and broken outputs.
 - :func:`text_samples` — the generated texts of the same prompts, side by side, for a
   quality sample (instruction following, logic, stability: the seed's M2).
 
@@ -145,8 +146,22 @@ def _metric(level: dict, key: str) -> tuple[float | None, float | None, list | N
     if isinstance(v, dict):
         return v.get("median"), v.get("spread"), v.get("rounds")
     if isinstance(v, (int, float)):
-        return float(v), None, None
+        return float(v), level.get(f"{key}_spread"), level.get(f"{key}_rounds")
     return None, None, None
+
+
+def _p99(level: dict, key: str) -> float | None:
+    v = level.get(key)
+    return v.get("p99") if isinstance(v, dict) else None
+
+
+def broken_outputs(run: Run, level: dict) -> int:
+    """Measured, error-free requests of ``level`` whose text is empty or holds U+FFFD (bytes
+    that did not decode): the crudest sign of broken output (SPEC M4)."""
+    keys = {str(level.get("label")), str(level.get("concurrency"))}
+    return sum(1 for q in run.measured_requests()
+               if str(q.get("level")) in keys and not q.get("error")
+               and (not (q.get("text") or "").strip() or "\ufffd" in (q.get("text") or "")))
 
 
 def peak_gpu_memory_bytes(run: Run, level: dict | None = None) -> float | None:
@@ -185,6 +200,10 @@ def side_by_side(runs: list[Run]) -> list[Row]:
             got = [_metric(lv, key) for lv in lvs]
             rows.append(Row(k, label, unit, [g[0] for g in got], [g[1] for g in got],
                             [g[2] for g in got], hib))
+        # SPEC M4: latency spikes show in the tails
+        for label, key in (("TTFT p99", "ttft_ms"), ("ITL p99", "itl_ms")):
+            rows.append(Row(k, label, "ms", [_p99(lv, key) for lv in lvs], [None] * len(runs),
+                            [None] * len(runs), False))
         peaks = [peak_gpu_memory_bytes(r, lv) for r, lv in zip(runs, lvs)]
         rows.append(Row(k, "peak GPU memory", "GiB",
                         [p / 2**30 if p is not None else None for p in peaks],
@@ -192,6 +211,9 @@ def side_by_side(runs: list[Run]) -> list[Row]:
         rows.append(Row(k, "errors", "requests", [lv.get("requests_failed") for lv in lvs],
                         [None] * len(runs), [None] * len(runs), False))
         rows.append(Row(k, "early stops", "requests", [lv.get("early_stops") for lv in lvs],
+                        [None] * len(runs), [None] * len(runs), False))
+        rows.append(Row(k, "broken outputs (empty or undecodable)", "requests",
+                        [broken_outputs(r, lv) for r, lv in zip(runs, lvs)],
                         [None] * len(runs), [None] * len(runs), False))
     return rows
 

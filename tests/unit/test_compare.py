@@ -122,3 +122,11 @@ def test_compare_cli_bad_input(tmp_path, capsys):
     assert "at least two run directories" in capsys.readouterr().err
     assert main(["compare", str(tmp_path / "nope"), str(tmp_path)]) == 1
     assert "no run directory" in capsys.readouterr().err
+
+
+def test_beyond_tok_s_rows(tmp_path):
+    a = _run(tmp_path, "a")
+    b = _run(tmp_path, "b", text_prefix="bad \ufffd")
+    by = {r.metric: r for r in side_by_side([a, b]) if r.level == "concurrency 1"}
+    assert by["broken outputs (empty or undecodable)"].values == [0, 12]
+    assert by["TTFT p99"].values == pytest.approx([10.0, 10.0])
