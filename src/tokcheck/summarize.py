@@ -1,0 +1,101 @@
+"""Per-level summary of measured requests (pure): DESIGN.md R4 aggregates and the seed's
+rounds rule (:mod:`tokcheck.stats`). Warm-up requests are never included."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from tokcheck import metrics, stats
+from tokcheck.record import LEVEL_METRICS, LevelSummary, MetricStat, RequestRecord
+
+_REASON_NO_OK = "no successful requests"
+
+
+def _per_request(field: str):
+    return lambda r: [v] if (v := getattr(r, field)) is not None else []
+
+
+_EXTRACT = {
+    "ttft_ms": _per_request("ttft_ms"),
+    "tpot_ms": _per_request("tpot_ms"),
+    "e2e_latency_ms": _per_request("e2e_latency_ms"),
+    "generation_tok_s": _per_request("generation_tok_s"),
+    "e2e_tok_s": _per_request("e2e_tok_s"),
+    "queue_delay_ms": _per_request("queue_delay_ms"),
+    "ttft_from_due_ms": _per_request("ttft_from_due_ms"),
+    "itl_ms": lambda r: metrics.itl_ms(r.chunks),
+    "tokens_per_chunk": lambda r: [float(k) for _, k in r.chunks],
+}
+
+_REASONS = {
+    "tpot_ms": "no request had a token after its first chunk (TPOT undefined)",
+    "generation_tok_s": "no request had a token after its first chunk (TPOT undefined)",
+    "itl_ms": "no request had more than one token-carrying chunk",
+    "queue_delay_ms": "no request had a due time",
+    "ttft_from_due_ms": "no request had a due time",
+}
+
+
+def summarize_level(
+    records: Sequence[RequestRecord],
+    *,
+    label: str,
+    concurrency: int | None = None,
+    request_rate: float | None = None,
+) -> LevelSummary:
+    """Summarise the measured (non-warm-up) requests of one level.
+
+    Rounds are the distinct ``round`` numbers of the records. Aggregate output throughput of a
+    round = Σ n_out of its successful requests / (last t_end − first t_send of all its
+    requests); the level's value is the rounds' trimmed median.
+    """
+    measured = [r for r in records if not r.warmup]
+    rounds = sorted({r.round for r in measured})
+    ok = [r for r in measured if r.error is None]
+    failed = [r for r in measured if r.error is not None]
+    by_round = {n: [r for r in ok if r.round == n] for n in rounds}
+
+    thr_rounds: list[float | None] = []
+    rps_rounds: list[float | None] = []
+    for n in rounds:
+        in_round = [r for r in measured if r.round == n and r.t_send_ns is not None and r.t_end_ns is not None]
+        good = by_round[n]
+        if not in_round or not good:
+            thr_rounds.append(None)
+            rps_rounds.append(None)
+            continue
+        start = min(r.t_send_ns for r in in_round)
+        end = max(r.t_end_ns for r in in_round)
+        thr_rounds.append(metrics.output_throughput_tok_s([r.n_out or 0 for r in good], start, end))
+        rps_rounds.append(metrics.request_throughput_rps(len(good), start, end))
+    thr, thr_spread = stats.rounds_value(thr_rounds)
+    rps, _ = stats.rounds_value(rps_rounds)
+
+    defects: Counter[str] = Counter(d for r in measured for d in r.defects)
+    fields: dict = {}
+    for name in LEVEL_METRICS:
+        per_round = [[v for r in by_round[n] for v in _EXTRACT[name](r)] for n in rounds]
+        dist = stats.distribution(per_round)
+        if dist is None:
+            fields[name] = None
+            fields[f"{name}_reason"] = _REASON_NO_OK if not ok else _REASONS.get(name, "no data")
+        else:
+            fields[name] = MetricStat(**dist.__dict__)
+    return LevelSummary(
+        label=label,
+        concurrency=concurrency,
+        request_rate=request_rate,
+        rounds=len(rounds),
+        requests_ok=len(ok),
+        requests_failed=len(failed),
+        errors=dict(Counter(r.error.kind for r in failed)),
+        defects=dict(defects),
+        early_stops=sum(1 for r in ok if r.early_stop),
+        usage_mismatches=defects.get("usage_mismatch", 0),
+        output_throughput_tok_s=thr,
+        output_throughput_tok_s_rounds=thr_rounds,
+        output_throughput_tok_s_spread=thr_spread,
+        request_throughput_rps=rps,
+        **fields,
+    )

@@ -1,0 +1,309 @@
+"""A local OpenAI-compatible server with scripted timing — the known true values for tests
+and for benchmarks/ (it is a real HTTP/1.1 server on loopback, not a mock of a client).
+
+Run: ``python tests/scripted_server.py --tokenizer PATH [--port 0]``; it prints
+``PORT <n>`` when listening. ``POST /_script`` (JSON) sets the script for the next requests
+(unset keys take :data:`DEFAULT_SCRIPT`); ``GET /_stats`` returns the server's own stamps
+(``time.perf_counter_ns``, the same monotonic clock as the client's on Linux) per request;
+``POST /_reset`` clears them.
+
+Timing: every chunk of a request is scheduled against an absolute deadline,
+``t_recv + ttft_ms + j · tokens_per_chunk · itl_ms`` for chunk j (t_recv: the request fully
+read), so lateness never accumulates; actual lateness is in ``/_stats``. Output tokens are
+words that are one token each in the given tokenizer, so the true token count is exact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import struct
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from tokcheck.loadgen.prompts import single_token_words  # noqa: E402
+from tokcheck.tokens import load_tokenizer  # noqa: E402
+
+DEFAULT_SCRIPT: dict = {
+    "ttft_ms": 20.0,          # request read → first token chunk written
+    "itl_ms": 2.0,            # per output token
+    "tokens_per_chunk": 1,    # > 1: speculative-decoding-like chunks
+    "output_tokens": None,    # None: the request's max_tokens
+    "eos_after": None,        # early EOS after this many tokens (finish_reason "stop")
+    "usage": "present",       # present | absent | wrong
+    "usage_off_by": 0,        # with usage=wrong: completion_tokens reported off by this
+    "prompt_off_by": 0,       # usage.prompt_tokens off by this
+    "role_first": True,       # chat: a role-only first delta, sent at once (before TTFT)
+    "special_tail": False,    # append "<|eos|>" text to the last chunk (not a counted token)
+    "reject_params": [],      # 400 if any of these body keys is present (e.g. ["min_tokens"])
+    "fault": None,            # see FAULTS
+    "fault_every": 1,         # fault on requests n with n % fault_every == 0 (n from 0)
+    "fault_after_chunks": 2,  # mid-stream faults strike after this many chunks
+    "keep_open": False,       # ignore "Connection: close" (client must find the end itself)
+}
+
+FAULTS = (
+    "http_500", "http_429", "reset_before_headers", "reset_mid_stream", "stall_before_headers",
+    "stall_mid_stream", "malformed_json", "non_utf8", "missing_done", "cut_stream",
+    "empty_choices",
+)
+
+
+class State:
+    def __init__(self, tokenizer_path: str, model: str) -> None:
+        self.tok = load_tokenizer(tokenizer_path)
+        self.words = single_token_words(self.tok)
+        self.model = model
+        self.script = dict(DEFAULT_SCRIPT)
+        self.count = 0
+        self.stats: list[dict] = []
+
+
+def _json_response(status: int, obj, close: bool = True) -> bytes:
+    body = json.dumps(obj).encode()
+    reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests",
+              500: "Internal Server Error"}.get(status, "X")
+    head = (f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n{'Connection: close' if close else 'Connection: keep-alive'}\r\n\r\n")
+    return head.encode() + body
+
+
+def _chunk(data: bytes) -> bytes:
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+
+def _event(obj) -> bytes:
+    return _chunk(b"data: " + json.dumps(obj).encode() + b"\n\n")
+
+
+def _rst(writer: asyncio.StreamWriter) -> None:
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
+
+
+# Event-loop timers have millisecond granularity (libuv and epoll alike): they fire up to ~1 ms
+# late, and sometimes a little early. With few streams the server wakes 1.2 ms early and spins
+# to the deadline (cheap at that rate); with many, spinning would starve the client sharing the
+# machine, so it only sleeps (lateness is then ~0.5 ms, reported in /_stats either way).
+SPIN_STREAMS = 4
+SPIN_NS = 1_200_000
+ACTIVE = [0]
+
+
+async def _sleep_until(deadline_ns: int) -> None:
+    spin_ns = SPIN_NS if ACTIVE[0] <= SPIN_STREAMS else 200_000
+    while True:
+        delay = deadline_ns - time.perf_counter_ns()
+        if delay <= 0:
+            return
+        if delay > spin_ns:
+            await asyncio.sleep((delay - spin_ns) / 1e9)
+        else:
+            while time.perf_counter_ns() < deadline_ns:
+                pass
+            return
+
+
+async def stream(state: State, writer, body: dict, api: str, t_recv: int, close: bool) -> None:
+    ACTIVE[0] += 1
+    try:
+        await _stream(state, writer, body, api, t_recv, close)
+    finally:
+        ACTIVE[0] -= 1
+
+
+async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close: bool) -> None:
+    sc = state.script
+    n_req = state.count
+    state.count += 1
+    fault = sc["fault"] if sc["fault"] and n_req % max(1, sc["fault_every"]) == 0 else None
+    stat = {"n": n_req, "id": f"cmpl-{n_req}", "recv_ns": t_recv, "first_ns": None, "last_ns": None, "end_ns": None,
+            "late_max_ns": 0, "late_sum_ns": 0, "chunks": 0, "fault": fault}
+    state.stats.append(stat)
+    for p in sc["reject_params"]:
+        if p in body:
+            writer.write(_json_response(400, {"error": {"message": f"unsupported parameter {p}"}}))
+            return
+    if fault in ("http_500", "http_429"):
+        code = int(fault[5:])
+        writer.write(_json_response(code, {"error": {"message": f"scripted {code}"}}))
+        return
+    if fault == "reset_before_headers":
+        _rst(writer)
+        return
+    if fault == "stall_before_headers":
+        await asyncio.sleep(3600)
+        return
+    max_tokens = int(body.get("max_tokens") or 16)
+    n_out = int(sc["output_tokens"] or max_tokens)
+    stop_reason = "length"
+    if sc["eos_after"] is not None and sc["eos_after"] < n_out:
+        n_out, stop_reason = int(sc["eos_after"]), "stop"
+    k = max(1, int(sc["tokens_per_chunk"]))
+    prompt = body.get("prompt") if api == "completions" else " ".join(
+        m.get("content", "") for m in body.get("messages", []))
+    n_prompt = state.tok.count(prompt or "") + int(sc["prompt_off_by"])
+    include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+    conn = "close" if close and not sc["keep_open"] else "keep-alive"
+    writer.write(f"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+                 f"Transfer-Encoding: chunked\r\nConnection: {conn}\r\n\r\n".encode())
+    base = {"id": f"cmpl-{n_req}", "created": 0, "model": state.model}
+    obj_kind = "chat.completion.chunk" if api == "chat" else "text_completion"
+
+    def choice(text: str | None, finish=None, role=False) -> dict:
+        if api == "chat":
+            delta = {"role": "assistant", "content": ""} if role else {"content": text}
+            return {**base, "object": obj_kind, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return {**base, "object": obj_kind, "choices": [{"index": 0, "text": text, "finish_reason": finish}]}
+
+    if api == "chat" and sc["role_first"]:
+        writer.write(_event(choice(None, role=True)))
+    ttft_ns = int(sc["ttft_ms"] * 1e6)
+    itl_ns = int(sc["itl_ms"] * 1e6)
+    words = state.words
+    sent = 0
+    j = 0
+    while sent < n_out:
+        deadline = t_recv + ttft_ns + j * k * itl_ns
+        await _sleep_until(deadline)
+        if fault and j == sc["fault_after_chunks"]:
+            if fault == "reset_mid_stream":
+                _rst(writer)
+                return
+            if fault == "stall_mid_stream":
+                await asyncio.sleep(3600)
+                return
+            if fault == "malformed_json":
+                writer.write(_chunk(b'data: {"choices": [{"text": "x"\n\n'))
+            elif fault == "non_utf8":
+                writer.write(_chunk(b'data: {"choices": [{"index": 0, "text": "\xff\xfe"}]}\n\n'))
+            elif fault == "empty_choices":
+                writer.write(_event({**base, "object": obj_kind, "choices": []}))
+            elif fault == "cut_stream":
+                writer.write(b"0\r\n\r\n")
+                stat["end_ns"] = time.perf_counter_ns()
+                return
+        m = min(k, n_out - sent)
+        text = "".join(words[(sent + i) % len(words)] for i in range(m))
+        sent += m
+        last = sent >= n_out
+        if last and sc["special_tail"]:
+            text += "<|eos|>"
+        now = time.perf_counter_ns()  # stamped before the write: bytes cannot arrive earlier
+        writer.write(_event(choice(text, stop_reason if last else None)))
+        late = now - deadline
+        stat["late_max_ns"] = max(stat["late_max_ns"], late)
+        stat["late_sum_ns"] += late
+        stat["chunks"] += 1
+        if stat["first_ns"] is None:
+            stat["first_ns"] = now
+        stat["last_ns"] = now
+        j += 1
+    if include_usage and sc["usage"] != "absent":
+        reported = n_out + (int(sc["usage_off_by"]) if sc["usage"] == "wrong" else 0)
+        writer.write(_event({**base, "object": obj_kind, "choices": [], "usage": {
+            "prompt_tokens": n_prompt, "completion_tokens": reported, "total_tokens": n_prompt + reported}}))
+    if fault != "missing_done":
+        writer.write(_chunk(b"data: [DONE]\n\n"))
+    writer.write(b"0\r\n\r\n")
+    stat["end_ns"] = time.perf_counter_ns()
+
+
+async def handle(state: State, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while True:
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except (asyncio.IncompleteReadError, ConnectionError):
+                return
+            lines = head.decode("latin-1").split("\r\n")
+            method, path, _ = (lines[0].split(" ") + ["", ""])[:3]
+            headers = {}
+            for line in lines[1:]:
+                name, sep, value = line.partition(":")
+                if sep:
+                    headers[name.strip().lower()] = value.strip()
+            length = int(headers.get("content-length", "0") or 0)
+            raw = await reader.readexactly(length) if length else b""
+            t_recv = time.perf_counter_ns()
+            close = headers.get("connection", "").lower() == "close"
+            path = path.split("?")[0]
+            if path in ("/v1/completions", "/v1/chat/completions") and method == "POST":
+                body = json.loads(raw or b"{}")
+                api = "chat" if "chat" in path else "completions"
+                if not body.get("stream"):
+                    writer.write(_json_response(400, {"error": {"message": "only streaming"}}, close))
+                else:
+                    await stream(state, writer, body, api, t_recv, close)
+                    if state.script["keep_open"] and close:
+                        await writer.drain()
+                        await asyncio.sleep(3600)
+            elif path == "/v1/models":
+                writer.write(_json_response(200, {"object": "list", "data": [{"id": state.model, "object": "model"}]}, close))
+            elif path == "/version":
+                writer.write(_json_response(200, {"version": "scripted-1"}, close))
+            elif path == "/tokenize" and method == "POST":
+                body = json.loads(raw or b"{}")
+                ids = state.tok.tokenizer.encode(body.get("prompt", ""), add_special_tokens=False).ids
+                n = len(ids) + int(state.script["prompt_off_by"])
+                writer.write(_json_response(200, {"count": n, "tokens": ids, "max_model_len": 1 << 20}, close))
+            elif path == "/detokenize" and method == "POST":
+                body = json.loads(raw or b"{}")
+                text = state.tok.tokenizer.decode(body.get("tokens", []))
+                writer.write(_json_response(200, {"prompt": text}, close))
+            elif path == "/_script" and method == "POST":
+                state.script = {**DEFAULT_SCRIPT, **json.loads(raw or b"{}")}
+                state.count = 0
+                writer.write(_json_response(200, state.script, close))
+            elif path == "/_stats":
+                writer.write(_json_response(200, state.stats, close))
+            elif path == "/_reset":
+                state.stats = []
+                writer.write(_json_response(200, {}, close))
+            else:
+                writer.write(_json_response(404, {"error": {"message": f"no route {path}"}}, close))
+            if writer.transport.is_closing():
+                return
+            await writer.drain()
+            if close:
+                writer.close()
+                return
+    except (ConnectionError, asyncio.CancelledError):
+        writer.transport.abort()
+
+
+async def main_async(args) -> None:
+    state = State(args.tokenizer, args.model)
+    server = await asyncio.start_server(lambda r, w: handle(state, r, w), args.host, args.port, backlog=1024)
+    port = server.sockets[0].getsockname()[1]
+    print(f"PORT {port}", flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tokenizer", required=True)
+    ap.add_argument("--model", default="scripted")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=0)
+    args = ap.parse_args()
+    try:
+        import uvloop
+
+        uvloop.run(main_async(args))
+    except ImportError:
+        asyncio.run(main_async(args))
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
