@@ -90,3 +90,29 @@ def test_report_cli(tmp_path, run, capsys):
     assert (out / "r.md").read_text().startswith("# tokcheck report")
     assert main(["report", str(tmp_path / "missing")]) == 1
     assert "no run directory" in capsys.readouterr().err
+
+
+def test_bound_for_the_runs_own_model_and_gpu(tmp_path):
+    import json
+
+    from tokcheck.report.bound import bound_for_run
+
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+        "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 8192,
+        "torch_dtype": "bfloat16", "tie_word_embeddings": False}))
+    env = {"gpu": {"available": True, "gpus": [{"index": 0, "name": "NVIDIA H200", "processes": []}]}}
+    run = load_run(write_run_dir(tmp_path / "g", levels=LEVELS, environment=env,
+                                 engine_report=VLLM_CPU_ENGINE_REPORT | {"device": "cuda"},
+                                 precision_report=FULL_PRECISION_REPORT | {"path": str(model)}))
+    b = bound_for_run(run)
+    # Llama-3.1-8B-shaped, BF16: ~16 GB read per token → 4.8 TB/s gives about 300 tok/s
+    assert 250 < b["hard_tok_s"] < 330 and b["realistic_tok_s"] < b["hard_tok_s"]
+    assert "on NVIDIA H200 at BF16" in b["source"]
+    cpu = load_run(write_run_dir(tmp_path / "c", levels=LEVELS, environment={"gpu": {"available": False, "gpus": []}},
+                                 precision_report=FULL_PRECISION_REPORT | {"path": str(model)}))
+    assert "a CPU run" in bound_for_run(cpu)["reason"]
+    assert bound_for_run(cpu, gpu="H100 SXM")["hard_tok_s"] > 0

@@ -23,7 +23,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tolerance", default="20%", help="with --claim: tolerance (default 20%%)")
     p.add_argument("--metric", choices=("generation_tok_s", "e2e_tok_s", "aggregate_throughput", "ttft"),
                    help="with --claim: which metric the claimed number is")
-    p.add_argument("--gpu", help="with --claim: the claim's GPU, for the bound")
+    p.add_argument("--gpu", help="GPU for the decode bound (default: the claim's, else the run's own)")
+    p.add_argument("--model-config", metavar="DIR", help="model directory for the run's own bound "
+                   "(default: the one the run record points at)")
     p.set_defaults(func=run)
 
 
@@ -40,6 +42,11 @@ def run(args: argparse.Namespace) -> int:
         fields = claim_fields(args.claim, metric=args.metric, gpu=args.gpu)
         bound = bound_for(fields)
         verdict = verify(fields, runs[0], tolerance=parse_tolerance(args.tolerance), bound=bound)
+    if not (bound or {}).get("hard_tok_s"):
+        from tokcheck.report.bound import bound_for_run
+
+        own = bound_for_run(runs[0], gpu=args.gpu, model_dir=args.model_config)
+        bound = own if own.get("hard_tok_s") or bound is None else bound
     written = []
     if args.html:
         Path(args.html).write_text(render_html(runs, verdict, bound), encoding="utf-8")
