@@ -50,6 +50,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--api-key", default=None,
                    help="bearer token (default $OPENAI_API_KEY); sent, never written")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--server-log", metavar="FILE", default=None,
+                   help="the engine's log (e.g. from tokcheck serve): its engine report and precision "
+                        "report go into run.json and a copy into the run directory")
     p.set_defaults(func=run)
 
 
@@ -73,11 +76,18 @@ def run(args: argparse.Namespace) -> int:
         first = err.errors()[0]
         where = ".".join(str(x) for x in first["loc"])
         raise TokcheckError(f"bad option {where}: {first['msg']}") from None
+    extra, hooks = None, []
+    if args.server_log:
+        from tokcheck.engines.vllm import ServerLogHook
+        from tokcheck.weights import conditions_from_server_log
+
+        extra = conditions_from_server_log(args.server_log)
+        hooks.append(ServerLogHook(args.server_log))
     if args.json:
-        summary = run_bench(config)
+        summary = run_bench(config, conditions_extra=extra, hooks=hooks)
         print(summary_json(summary))
         return 0
     with LiveProgress(config) as live:
-        summary = run_bench(config, progress=live.update)
+        summary = run_bench(config, conditions_extra=extra, hooks=hooks, progress=live.update)
     render_summary(summary)
     return 0
