@@ -15,7 +15,7 @@ def _stat(values: list[float], rounds: list[float]) -> dict[str, Any]:
     pick = lambda q: vs[min(len(vs) - 1, int(q * len(vs)))]  # noqa: E731
     trimmed = sorted(rounds)[1:-1] if len(rounds) >= 3 else rounds
     return {"mean": statistics.fmean(vs), "median": statistics.median(trimmed), "p90": pick(0.9),
-            "p99": pick(0.99), "rounds": rounds, "spread": max(rounds) - min(rounds)}
+            "p99": pick(0.99), "rounds": rounds, "spread": max(trimmed) - min(trimmed)}
 
 
 def write_run_dir(

@@ -244,6 +244,19 @@ def _fmt(v: Any, unit: str = "") -> str:
     return s
 
 
+def format_cell(value: Any, spread: Any, rounds: list | None) -> str:
+    """``"250 ±3 [240–262]"``: the value, bench's spread and the range of per-round values."""
+    cell = _fmt(value)
+    if value is None:
+        return cell
+    if spread is not None:
+        cell += f" ±{_fmt(spread)}"
+    vals = [r for r in (rounds or []) if r is not None]
+    if len(vals) >= 2:
+        cell += f" [{_fmt(float(min(vals)))}–{_fmt(float(max(vals)))}]"
+    return cell
+
+
 def samples_markdown(names: list[str], samples: list[dict[str, Any]]) -> str:
     """The texts side by side, one section per prompt (Markdown)."""
     out = ["# Generated texts of the same prompts", ""]
@@ -283,14 +296,10 @@ def comparison_markdown(runs: list[Run]) -> str:
                                                    for s in comp.settings) + " |")
     out += ["", "| level | metric | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
     for row in side_by_side(runs):
-        cells = []
-        for v, sp in zip(row.values, row.spreads):
-            cell = _fmt(v)
-            if v is not None and sp is not None:
-                cell += f" ±{_fmt(sp)}"
-            cells.append(cell)
+        cells = [format_cell(v, sp, rd) for v, sp, rd in zip(row.values, row.spreads, row.rounds)]
         out.append(f"| {row.level} | {row.metric} ({row.unit}) | " + " | ".join(cells) + " |")
     out.append("")
-    out.append("Values are the rounds' trimmed median; ± is the spread across rounds (max − min of "
-               "the per-round medians).")
+    out.append("Values are the rounds' trimmed median; ± is bench's spread (max − min of the kept "
+               "round medians, highest and lowest dropped: 0 with three rounds); [a–b] is the range "
+               "of all per-round medians.")
     return "\n".join(out) + "\n"

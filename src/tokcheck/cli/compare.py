@@ -37,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _render(runs, comp, rows, con) -> None:
     from rich.table import Table
 
-    from tokcheck.compare import COMPARABILITY_KEYS, INFO_KEYS, _fmt, _show
+    from tokcheck.compare import COMPARABILITY_KEYS, INFO_KEYS, _show, format_cell
 
     names = [r.name for r in runs]
     t = Table(title="Conditions (SPEC M1)", title_justify="left")
@@ -54,14 +54,13 @@ def _render(runs, comp, rows, con) -> None:
     else:
         con.print(f"[bold white on red] {comp.verdict()} [/]")
         con.print("[red]Differences below may come from these conditions, not from what you meant to compare.[/]")
-    t = Table(title="Side by side (median of rounds ± spread across rounds)", title_justify="left")
+    t = Table(title="Side by side: median of rounds ±spread [range of round medians]", title_justify="left")
     t.add_column("level")
     t.add_column("metric")
     for n in names:
         t.add_column(n, justify="right")
     for row in rows:
-        cells = [(_fmt(v) + (f" ±{_fmt(sp)}" if v is not None and sp is not None else ""))
-                 for v, sp in zip(row.values, row.spreads)]
+        cells = [format_cell(v, sp, rd) for v, sp, rd in zip(row.values, row.spreads, row.rounds)]
         t.add_row(row.level, f"{row.metric} ({row.unit})", *cells)
     con.print(t)
 
