@@ -63,10 +63,25 @@ def run_tokcheck(url: str, tok: Path, c: int, n: int, a: argparse.Namespace, wor
     t0 = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
     level = json.loads(proc.stdout)["levels"][0]
-    ids = {json.loads(line)["response_id"] for line in (out / "requests.jsonl").read_text().splitlines()}
+    recs = [json.loads(line) for line in (out / "requests.jsonl").read_text().splitlines()]
     return {"cmd": cmd, "wall_s": time.monotonic() - t0, "ttft_ms_median": level["ttft_ms"]["median"],
             "output_tok_s": level["output_throughput_tok_s"], "ok": level["requests_ok"],
-            "failed": level["requests_failed"], "ids": ids}
+            "failed": level["requests_failed"], "records": recs}
+
+
+def where_time_goes(recs: list[dict], stats: list[dict]) -> dict:
+    """Per request, TTFT = (t_send → server read) + server's own TTFT + (server write → client
+    stamp); medians of each part (same monotonic clock in both processes)."""
+    by_id = {s["id"]: s for s in stats}
+    parts = {"send_to_server_read_ms": [], "server_ttft_ms": [], "server_write_to_client_stamp_ms": []}
+    for r in recs:
+        s = by_id.get(r["response_id"])
+        if not s or not s["first_ns"] or r["t_first_ns"] is None:
+            continue
+        parts["send_to_server_read_ms"].append((s["recv_ns"] - r["t_send_ns"]) / 1e6)
+        parts["server_ttft_ms"].append((s["first_ns"] - s["recv_ns"]) / 1e6)
+        parts["server_write_to_client_stamp_ms"].append((r["t_first_ns"] - s["first_ns"]) / 1e6)
+    return {k: statistics.median(v) for k, v in parts.items() if v}
 
 
 def run_vllm(url: str, tok: Path, c: int, n: int, a: argparse.Namespace, work: Path) -> dict:
@@ -114,8 +129,10 @@ def main() -> None:
                    "load_avg_1m": os.getloadavg()[0]}
             ctl.post("/_reset")
             tc = run_tokcheck(url, tok, c, n, a, work)
-            truth = server_truth(ctl.get("/_stats").json(), tc.pop("ids"), None)
-            row["tokcheck"] = {**tc, "server": truth}
+            recs = tc.pop("records")
+            stats = ctl.get("/_stats").json()
+            truth = server_truth(stats, {r["response_id"] for r in recs}, None)
+            row["tokcheck"] = {**tc, "server": truth, "ttft_parts": where_time_goes(recs, stats)}
             if not a.skip_vllm:
                 ctl.post("/_reset")
                 vl = run_vllm(url, tok, c, n, a, work)
@@ -127,8 +144,12 @@ def main() -> None:
                     print(f"c={c:<4} {name:<8} TTFT {r['ttft_ms_median']:8.2f} ms "
                           f"(err {r['ttft_ms_median'] - a.ttft_ms:+7.2f}; server's own {r['server']['ttft_ms_median']:.2f}) "
                           f"out {r['output_tok_s']:9.1f} tok/s (err {100 * (r['output_tok_s'] / ideal - 1):+6.2f} %; "
-                          f"server window {r['server']['output_tok_s']:9.1f}) ok {r['ok']} failed {r['failed']}",
-                          flush=True)
+                          f"server window {r['server']['output_tok_s']:9.1f}, client vs it "
+                          f"{100 * (r['output_tok_s'] / r['server']['output_tok_s'] - 1):+5.2f} %) "
+                          f"ok {r['ok']} failed {r['failed']}", flush=True)
+            if "ttft_parts" in row["tokcheck"]:
+                print("       tokcheck TTFT parts (median ms): " + ", ".join(
+                    f"{k} {v:.3f}" for k, v in row["tokcheck"]["ttft_parts"].items()), flush=True)
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -89,3 +89,24 @@ def test_ctrl_c_keeps_every_completed_request(server, tiny_tokenizer, tmp_path):
     measured = [r for r in recs if not r["warmup"]]
     assert summary["levels"][0]["requests_ok"] == len(measured)
     assert json.loads((out / "run.json").read_text())["interrupted"] is True
+
+
+def test_open_loop_from_the_command_line(server, tiny_tokenizer, tmp_path):
+    out = tmp_path / "run"
+    proc = subprocess.run(cli(*base_args(server, tiny_tokenizer, out), "--request-rate", "20,40", "--max-in-flight",
+                              "4", "--rounds", "1", "--requests-per-round", "10", "--json"),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    levels = json.loads(proc.stdout)["levels"]
+    assert [(lv["label"], lv["request_rate"], lv["concurrency"]) for lv in levels] == [
+        ("rate=20", 20.0, 4), ("rate=40", 40.0, 4)]
+    run = json.loads((out / "run.json").read_text())
+    assert run["load"]["mode"] == "open" and run["load"]["max_in_flight"] == 4
+    assert all(lv["queue_delay_ms"] is not None and lv["ttft_from_due_ms"] is not None for lv in levels)
+
+
+def test_closed_and_open_loop_options_do_not_mix(server, tiny_tokenizer, tmp_path):
+    for extra in (["--request-rate", "2", "--concurrency", "4"], ["--max-in-flight", "4"]):
+        proc = subprocess.run(cli(*base_args(server, tiny_tokenizer, tmp_path / "r"), *extra),
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 1 and proc.stderr.startswith("Error: ")

@@ -71,7 +71,7 @@ def test_timing_matches_the_script_and_the_servers_own_stamps(server, tiny_token
             mine = [r for r in recs if r.level == lv.label and r.round == n]
             s_mine = [srv(r) for r in mine]
             true = 40 * len(mine) * 1e9 / (max(x["last_ns"] for x in s_mine) - min(x["recv_ns"] for x in s_mine))
-            assert value == pytest.approx(true, rel=0.05)
+            assert value == pytest.approx(true, rel=0.1)  # one descheduled stamp moves a 0.8 s window
         true_tok_s = lv.concurrency * 40 / ((40 + 39 * 4) / 1000)
         assert lv.output_throughput_tok_s == pytest.approx(true_tok_s, rel=0.1)
 

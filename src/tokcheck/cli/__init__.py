@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import sys
 
 from tokcheck import __version__
@@ -40,8 +39,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        if importlib.util.find_spec(f"tokcheck.cli.{name}") is None:
-            continue  # a command not in this build
         importlib.import_module(f"tokcheck.cli.{name}").add_parser(sub)
     return parser
 

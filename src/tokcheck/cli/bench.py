@@ -34,7 +34,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--api", choices=["completions", "chat"], default="completions")
     p.add_argument("--input-len", type=int, default=1000, help="prompt tokens (default 1000)")
     p.add_argument("--output-len", type=int, default=1000, help="output tokens (default 1000)")
-    p.add_argument("--concurrency", type=_int_list, default=[1], help="closed-loop levels, e.g. 1,4,16")
+    p.add_argument("--concurrency", type=_int_list, default=None,
+                   help="closed-loop levels, e.g. 1,4,16 (default 1)")
     p.add_argument("--request-rate", type=_float_list, default=None,
                    help="open loop: Poisson request rates per second, e.g. 0.5,2 (replaces --concurrency)")
     p.add_argument("--max-in-flight", type=int, default=None,
@@ -50,6 +51,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--api-key", default=None,
                    help="bearer token (default $OPENAI_API_KEY); sent, never written")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--no-telemetry", action="store_true",
+                   help="skip the server's /metrics scraping, GPU sampling and environment report")
     p.add_argument("--server-log", metavar="FILE", default=None,
                    help="the engine's log (e.g. from tokcheck serve): its engine report and precision "
                         "report go into run.json and a copy into the run directory")
@@ -63,10 +66,14 @@ def run(args: argparse.Namespace) -> int:
     from tokcheck.cli.bench_view import LiveProgress, render_summary
     from tokcheck.errors import TokcheckError
 
+    if args.request_rate and args.concurrency:
+        raise TokcheckError("--concurrency is for the closed loop; with --request-rate use --max-in-flight")
+    if args.max_in_flight and not args.request_rate:
+        raise TokcheckError("--max-in-flight needs --request-rate (open loop)")
     try:
         config = BenchConfig(
             url=args.url, model=args.model, tokenizer=args.tokenizer, api=args.api,
-            input_len=args.input_len, output_len=args.output_len, concurrency=args.concurrency,
+            input_len=args.input_len, output_len=args.output_len, concurrency=args.concurrency or [1],
             request_rate=args.request_rate, max_in_flight=args.max_in_flight, rounds=args.rounds,
             warmup=args.warmup, requests_per_round=args.requests_per_round, out=args.out,
             api_key=args.api_key or os.environ.get("OPENAI_API_KEY") or None, timeout_s=args.timeout,
@@ -76,18 +83,36 @@ def run(args: argparse.Namespace) -> int:
         first = err.errors()[0]
         where = ".".join(str(x) for x in first["loc"])
         raise TokcheckError(f"bad option {where}: {first['msg']}") from None
-    extra, hooks = None, []
+    hooks, extra = _telemetry(args, config.url)
     if args.server_log:
         from tokcheck.engines.vllm import ServerLogHook
         from tokcheck.weights import conditions_from_server_log
 
-        extra = conditions_from_server_log(args.server_log)
+        extra.update(conditions_from_server_log(args.server_log))
         hooks.append(ServerLogHook(args.server_log))
     if args.json:
         summary = run_bench(config, conditions_extra=extra, hooks=hooks)
         print(summary_json(summary))
         return 0
     with LiveProgress(config) as live:
-        summary = run_bench(config, conditions_extra=extra, hooks=hooks, progress=live.update)
+        summary = run_bench(config, progress=live.update, conditions_extra=extra, hooks=hooks)
     render_summary(summary)
+    from tokcheck.cli.telemetry_view import render_telemetry
+
+    render_telemetry([(lv.label, lv.telemetry) for lv in summary.levels])
     return 0
+
+
+def _telemetry(args: argparse.Namespace, url: str) -> tuple[list, dict]:
+    """Hooks (the server's /metrics; GPU sampling when the server is on this machine) and
+    run.json ``environment`` (the doctor's report, for a local server only)."""
+    if args.no_telemetry:
+        return [], {}
+    from tokcheck.telemetry import bench_hooks, server_is_local
+
+    extra = {}
+    if server_is_local(url):
+        from tokcheck.doctor import environment_report
+
+        extra["environment"] = environment_report()
+    return bench_hooks(url), extra

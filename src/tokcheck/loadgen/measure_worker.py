@@ -7,7 +7,8 @@ send by that much (benchmarks/README.md has the before/after); in a thread it wo
 for as long. The loop only hands over ``(meta, exchange)`` through a ``multiprocessing.Queue``
 (its feeder thread pickles and writes), and the worker appends each record to
 ``requests.jsonl`` and flushes it at once, so a Ctrl-C or a crash of the main process loses
-nothing that completed. The worker ignores SIGINT and drains its queue before it exits.
+nothing that completed. The worker ignores SIGINT and drains its queue before it exits. It runs
+at the lowest CPU priority (``nice 19``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ import multiprocessing as mp
 import os
 import queue
 import signal
+import time
 from pathlib import Path
 
+from tokcheck.errors import TokcheckError
 from tokcheck.loadgen.measure import RequestMeta
 from tokcheck.loadgen.recorder import Exchange
 
@@ -27,6 +30,12 @@ _SYNC = "sync"
 
 def _worker(requests_path: str, tokenizer_path: str, inbox: mp.Queue, outbox: mp.Queue, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Lowest CPU priority: on a small machine the server under test and the event loop that
+    # stamps chunks must never wait for bookkeeping (it catches up when the cores are idle).
+    try:
+        os.nice(19)
+    except OSError:  # pragma: no cover - not permitted: run at normal priority
+        pass
     from tokcheck.loadgen.measure import measure_request
     from tokcheck.tokens import load_tokenizer
 
@@ -77,8 +86,19 @@ class MeasureWorker:
             raise RuntimeError("measurement worker did not start")
 
     def _get(self, timeout: float):
+        deadline = time.monotonic() + timeout
         while True:
-            kind, value = self._outbox.get(timeout=timeout)
+            try:
+                kind, value = self._outbox.get(timeout=1.0)
+            except queue.Empty:
+                if not self._proc.is_alive():
+                    raise TokcheckError(
+                        f"the measurement worker stopped (exit code {self._proc.exitcode}); "
+                        "requests.jsonl holds what it wrote"
+                    ) from None
+                if time.monotonic() > deadline:
+                    raise TokcheckError("the measurement worker did not answer in time") from None
+                continue
             if kind == "error":
                 self.errors.append(value)
                 continue
