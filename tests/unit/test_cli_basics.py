@@ -35,3 +35,11 @@ def test_tiny_tokenizer_round_trips(tiny_tokenizer):
     ids = tok.encode(text).ids
     assert tok.decode(ids) == text
     assert 0 < len(ids) < len(text)
+
+
+def test_usage_errors_are_one_line_and_exit_1():
+    out = subprocess.run([sys.executable, "-m", "tokcheck", "bound", "--weights"],
+                         capture_output=True, text=True)
+    assert out.returncode == 1
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ")

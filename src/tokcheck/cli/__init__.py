@@ -17,11 +17,21 @@ from tokcheck import __version__
 from tokcheck.errors import TokcheckError
 
 # Sub-command modules, in the order `tokcheck --help` lists them.
-COMMANDS: tuple[str, ...] = ("bench",)
+COMMANDS: tuple[str, ...] = (
+    "claim", "bound", "bench", "inspect", "serve", "demo", "doctor",
+    "verify", "compare", "sweep", "report", "reproduce",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit 1, like every other user error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(1, f"Error: {' '.join(message.split())} (see `{self.prog} --help`)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tokcheck",
         description="Judge, reproduce and explain LLM inference speed claims (tok/s).",
     )

@@ -51,6 +51,11 @@ def add_parser(subparsers) -> None:
     p.add_argument("--api-key", default=None,
                    help="bearer token (default $OPENAI_API_KEY); sent, never written")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--no-telemetry", action="store_true",
+                   help="skip the server's /metrics scraping, GPU sampling and environment report")
+    p.add_argument("--server-log", metavar="FILE", default=None,
+                   help="the engine's log (e.g. from tokcheck serve): its engine report and precision "
+                        "report go into run.json and a copy into the run directory")
     p.set_defaults(func=run)
 
 
@@ -78,11 +83,36 @@ def run(args: argparse.Namespace) -> int:
         first = err.errors()[0]
         where = ".".join(str(x) for x in first["loc"])
         raise TokcheckError(f"bad option {where}: {first['msg']}") from None
+    hooks, extra = _telemetry(args, config.url)
+    if args.server_log:
+        from tokcheck.engines.vllm import ServerLogHook
+        from tokcheck.weights import conditions_from_server_log
+
+        extra.update(conditions_from_server_log(args.server_log))
+        hooks.append(ServerLogHook(args.server_log))
     if args.json:
-        summary = run_bench(config)
+        summary = run_bench(config, conditions_extra=extra, hooks=hooks)
         print(summary_json(summary))
         return 0
     with LiveProgress(config) as live:
-        summary = run_bench(config, progress=live.update)
+        summary = run_bench(config, progress=live.update, conditions_extra=extra, hooks=hooks)
     render_summary(summary)
+    from tokcheck.cli.telemetry_view import render_telemetry
+
+    render_telemetry([(lv.label, lv.telemetry) for lv in summary.levels])
     return 0
+
+
+def _telemetry(args: argparse.Namespace, url: str) -> tuple[list, dict]:
+    """Hooks (the server's /metrics; GPU sampling when the server is on this machine) and
+    run.json ``environment`` (the doctor's report, for a local server only)."""
+    if args.no_telemetry:
+        return [], {}
+    from tokcheck.telemetry import bench_hooks, server_is_local
+
+    extra = {}
+    if server_is_local(url):
+        from tokcheck.doctor import environment_report
+
+        extra["environment"] = environment_report()
+    return bench_hooks(url), extra

@@ -1,0 +1,129 @@
+"""Terminal rendering (rich) of bounds, memory budgets and claim analyses. Returns renderables;
+only the CLI prints them."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+
+def gb(x: float | None) -> str:
+    return "n/a" if x is None else f"{x / 1e9:,.1f} GB"
+
+
+def tok_s(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:,.0f} tok/s"
+
+
+_VERDICT_STYLE = {"plausible": "bold green", "needs_explanation": "bold yellow", "implausible": "bold red",
+                  "unknown": "bold"}
+
+
+def bound_table(bound: dict, memory: dict | None, title: str = "Bound (B1) and memory (B3)") -> Table:
+    t = Table(title=title, show_header=False, title_justify="left", box=None, pad_edge=False)
+    t.add_column(style="dim")
+    t.add_column()
+    t.add_row("precision", bound["precision_detail"])
+    t.add_row("context", f"{bound['context_tokens']:,} tokens in the KV cache")
+    t.add_row("bytes per token", f"{gb(bound['bytes_per_token'])}  (weights {gb(bound['weights_bytes_per_token'])}, "
+              f"KV {gb(bound['kv_bytes_per_token_read'])})")
+    if bound.get("hard_tok_s") is None:
+        t.add_row("bound", f"n/a — {bound.get('hard_tok_s_reason')}")
+    else:
+        tp = bound["tensor_parallel"]
+        dev = f"{tp}× {bound['gpu']}" if tp > 1 else bound["gpu"]
+        t.add_row("device", f"{dev}, peak {bound['bandwidth_bytes_per_s'] / 1e12:g} TB/s per GPU")
+        t.add_row("hard bound", f"{tok_s(bound['hard_tok_s'])}  (peak bandwidth / bytes per token)")
+        t.add_row("realistic bound", f"{tok_s(bound['realistic_tok_s'])}  ({bound['achievable_fraction']:.0%} of peak: "
+                  f"{bound['achievable_source']})")
+        if bound.get("tokens_per_step", 1) > 1:
+            t.add_row("spec. decoding", f"{bound['tokens_per_step']:.2f} tokens per step")
+        if bound.get("aggregate"):
+            a = bound["aggregate"]
+            t.add_row("aggregate bound", f"{tok_s(a['realistic_tok_s'])} realistic, {tok_s(a['hard_tok_s'])} hard at "
+                      f"concurrency {a['concurrency']}")
+    if memory:
+        t.add_row("weights", gb(memory["weights_bytes"]))
+        t.add_row("KV cache", f"{memory['kv_bytes_per_token']:,.0f} bytes/token × {memory['max_model_len']:,} × "
+                  f"{memory['concurrency']} = {gb(memory['kv_cache_bytes'])}")
+        if memory.get("fits") is None:
+            t.add_row("fits", f"n/a — {memory.get('reason')}")
+        else:
+            style = "green" if memory["fits"] else "red"
+            t.add_row("fits", Text(f"{'yes' if memory['fits'] else 'no'}: needs {gb(memory['required_bytes'])} "
+                                   f"(incl. {gb(memory['overhead_bytes'])} overhead), has {gb(memory['available_bytes'])} "
+                                   f"at gpu_memory_utilization {memory['gpu_memory_utilization']}", style=style))
+            t.add_row("max sequences", f"{memory['max_concurrent_seqs']} of {memory['max_model_len']:,} tokens")
+            t.add_row("min tensor parallel", str(memory["min_tensor_parallel"] or "more than 64 GPUs"))
+            if memory.get("max_seqs_by_max_model_len"):
+                t.add_row("max_model_len →", ", ".join(f"{int(k):,}: {v} seqs"
+                                                       for k, v in memory["max_seqs_by_max_model_len"].items()))
+    for note in bound.get("notes", []):
+        t.add_row("note", note)
+    return t
+
+
+def options_table(options: list[dict]) -> Table:
+    t = Table(title="Precision options (B4)", title_justify="left")
+    for col in ("precision", "weights", "bytes/token", "hard", "realistic", "fits", "min TP", "what it risks"):
+        t.add_column(col)
+    for o in options:
+        fits = "n/a" if o["fits"] is None else ("yes" if o["fits"] else "no")
+        t.add_row(o["precision"], gb(o["weights_bytes"]), gb(o["bytes_per_token"]), tok_s(o["hard_tok_s"]),
+                  tok_s(o["realistic_tok_s"]), fits, str(o["min_tensor_parallel"] or "n/a"), o["risk"])
+    return t
+
+
+def claim_report(data: dict) -> Group:
+    """The ``tokcheck claim`` report from :meth:`ClaimAnalysis.to_json` output."""
+    parts = [Text(f"Claim: {data['claim']}", style="bold")]
+    ft = Table(title="Fields (C1)", show_header=False, title_justify="left", box=None, pad_edge=False)
+    ft.add_column(style="dim")
+    ft.add_column()
+    for k, v in data["fields"].items():
+        ft.add_row(k, str(v))
+    parts.append(ft)
+    n = data["present_count"]
+    parts.append(Text(f"Completeness (C2): {n} of {n + len(data['missing'])} checklist facts present; missing: "
+                      + (", ".join(data["missing"]) or "none")))
+    if data["reference_only"]:
+        parts.append(Text("→ fewer than five facts: a reference impression only, not a basis for capacity planning.",
+                          style="yellow"))
+    if data.get("model"):
+        m = data["model"]
+        moe = f", {m['experts']} experts, {m['experts_per_token']} active" if m.get("experts") else ""
+        stated = ""
+        if m.get("total_params_stated"):
+            stated = (f" (card: {m['total_params_stated'] / 1e9:,.1f} B / {m['active_params_stated'] / 1e9:,.1f} B)")
+        parts.append(Text(f"Model: {m['name']} — {m['layers']} layers{moe}; {m['total_params'] / 1e9:,.1f} B total, "
+                          f"{m['active_params'] / 1e9:,.1f} B active per token{stated}"
+                          f"{'; an estimate' if m.get('estimate') else ''}. Source: {m['source']} "
+                          f"[checked: {m['checked']}]", style="dim"))
+    if data.get("gpu"):
+        g = data["gpu"]
+        mem = "memory n/a" if g["memory_bytes"] is None else f"{g['memory_bytes'] / 2 ** 30:,.0f} GiB"
+        parts.append(Text(f"GPU: {g['name']} — {mem}, {g['peak_bandwidth_bytes_per_s'] / 1e12:g} TB/s peak. "
+                          f"Source: {g['source']} [checked: {g['checked']}]", style="dim"))
+    fp = data.get("full_precision")
+    if fp:
+        parts.append(Text(f"Precision (C3): {fp['meaning']}"))
+    if data.get("bound"):
+        parts.append(bound_table(data["bound"], data.get("memory")))
+    if data.get("released_bound") and data["released_bound"].get("hard_tok_s"):
+        rb = data["released_bound"]
+        parts.append(Text(f"As released ({rb['precision_detail']}): {gb(rb['bytes_per_token'])} per token, "
+                          f"{tok_s(rb['hard_tok_s'])} hard, {tok_s(rb['realistic_tok_s'])} realistic."))
+    if data.get("reverse"):
+        r = data["reverse"]
+        parts.append(Text(f"Reverse (B2): at {data['fields'].get('value'):,g} tok/s each token may read at most "
+                          f"{gb(r['hard_bytes'])} (peak) or {gb(r['realistic_bytes'])} (realistic); the model's weights "
+                          f"at this precision are {gb(r['weights_bytes_at_precision'])}."))
+    if data.get("precision_options"):
+        parts.append(options_table(data["precision_options"]))
+    parts.append(Text.assemble(("Verdict (B2): ", "bold"), (data["verdict"], _VERDICT_STYLE.get(data["verdict"], "bold"))))
+    for e in data["explanations"]:
+        parts.append(Text(f"  • {e}"))
+    for n_ in data.get("notes", []):
+        parts.append(Text(f"  note: {n_}", style="dim"))
+    return Group(*parts)

@@ -1,0 +1,360 @@
+"""Built-in GPU and model data, looked up by loose names, and Hugging Face ``config.json`` reading.
+
+Data files (package data, every row with its ``source`` and a ``checked`` mark: ``yes`` = the
+figures agree with the primary datasheet / the model's own ``config.json``; ``partly`` = checked
+against public copies of those (the model hub is out of reach here) or only some columns;
+``no`` = taken from secondary tables, unverified):
+- ``gpus.csv``: memory (GiB, as vendors quote HBM capacity: an "80 GB" H100 shows 81,559 MiB),
+  peak memory bandwidth (TB/s, decimal), dense BF16/FP8 TFLOP/s, the achievable fraction of
+  peak bandwidth used for the realistic bound and where it comes from.
+- ``models/*.json``: a model's ``config.json`` fields (under ``config``) plus its model card's
+  stated total/active parameters, released weight formats, source and checked mark.
+
+Names match loosely: case, spaces, hyphens and underscores are ignored, and a unique
+contained match wins ("H200 141GB" → H200, "4090" → RTX 4090, "DeepSeek-V4-Flash").
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from tokcheck.architecture import ModelSpec
+from tokcheck.errors import TokcheckError
+
+GIB = 1024 ** 3
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """One GPU model from ``gpus.csv`` (or a bare bandwidth given by the user).
+
+    Attributes:
+        name: canonical name.
+        memory_bytes: device memory in bytes (None when unknown, e.g. ``--bandwidth`` only).
+        peak_bandwidth_bytes_per_s: datasheet peak memory bandwidth.
+        bf16_dense_tflops, fp8_dense_tflops: dense tensor-core rates (None if unknown).
+        achievable_fraction: share of peak bandwidth a real decode loop reaches (realistic bound).
+        achievable_source: where that fraction comes from.
+        checked: yes / partly / no — checked against a primary datasheet.
+        source: where the row comes from.
+    """
+
+    name: str
+    memory_bytes: int | None
+    peak_bandwidth_bytes_per_s: float
+    bf16_dense_tflops: float | None = None
+    fp8_dense_tflops: float | None = None
+    achievable_fraction: float = 0.8
+    achievable_source: str = "assumed (HBM decode kernels reach 80-90% of peak; FlashMLA ~90% on H800)"
+    checked: str = "no"
+    source: str = ""
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def memory_gb(self) -> float | None:
+        return None if self.memory_bytes is None else self.memory_bytes / GIB
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[\s\-_/.]+", "", str(name).lower()).replace("geforce", "").replace("nvidia", "")
+
+
+def _spaced(name: str) -> str:
+    text = re.sub(r"[\-_/]+", " ", str(name).lower()).replace("geforce", "").replace("nvidia", "")
+    return " ".join(text.split())
+
+
+def _contains(big: str, small: str) -> bool:
+    """Whether ``small`` occurs in ``big`` as whole words (spaces optional between its words)."""
+    pattern = r"\s*".join(re.escape(w) for w in small.split())
+    return re.search(r"(?<![a-z0-9])" + pattern + r"(?![a-z0-9])", big) is not None
+
+
+def _opt_float(text: str) -> float | None:
+    text = (text or "").strip()
+    return float(text) if text else None
+
+
+@lru_cache(maxsize=1)
+def gpus() -> tuple[GpuSpec, ...]:
+    """All GPUs in the built-in catalog."""
+    text = resources.files("tokcheck.catalog").joinpath("gpus.csv").read_text(encoding="utf-8")
+    out = []
+    for row in csv.DictReader(text.splitlines()):
+        out.append(GpuSpec(
+            name=row["name"],
+            memory_bytes=int(float(row["memory_gib"]) * GIB),
+            peak_bandwidth_bytes_per_s=float(row["peak_bandwidth_tb_s"]) * 1e12,
+            bf16_dense_tflops=_opt_float(row["bf16_dense_tflops"]),
+            fp8_dense_tflops=_opt_float(row["fp8_dense_tflops"]),
+            achievable_fraction=float(row["achievable_fraction"]),
+            achievable_source=row["achievable_source"],
+            checked=row["checked"],
+            source=row["source"],
+            aliases=tuple(a for a in row["aliases"].split("|") if a),
+        ))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _model_entries() -> tuple[dict, ...]:
+    folder = resources.files("tokcheck.catalog").joinpath("models")
+    entries = []
+    for item in sorted(folder.iterdir(), key=lambda p: p.name):
+        if item.name.endswith(".json"):
+            entries.append(json.loads(item.read_text(encoding="utf-8")))
+    return tuple(entries)
+
+
+def models() -> tuple[ModelSpec, ...]:
+    """All models in the built-in catalog."""
+    return tuple(_spec_from_entry(e) for e in _model_entries())
+
+
+def _spec_from_entry(entry: dict) -> ModelSpec:
+    meta = {k: v for k, v in entry.items() if k != "config"}
+    return spec_from_hf_config(entry["config"], name=entry["name"], meta=meta)
+
+
+def _lookup(kind: str, query: str, items: list[tuple[str, tuple[str, ...], object]]):
+    """Loose name lookup: exact normalized name/alias, then a unique containment match."""
+    q = _norm(query)
+    if not q:
+        raise TokcheckError(f"empty {kind} name")
+    for name, aliases, obj in items:
+        if q == _norm(name) or any(q == _norm(a) for a in aliases):
+            return obj
+    # "H200 141GB" contains "H200"; "4090" is contained in "RTX 4090". Whole words only
+    # ("H2000" does not contain "H200"); the longest key wins.
+    qs = _spaced(query)
+    hits: dict[int, tuple[int, object]] = {}
+    for i, (name, aliases, obj) in enumerate(items):
+        for key in (name, *aliases):
+            ks = _spaced(key)
+            if len(_norm(key)) < 3:
+                continue
+            if _contains(qs, ks):
+                score = len(ks)
+            elif len(q) >= 3 and _contains(ks, qs):
+                score = len(qs) - len(ks)
+            else:
+                continue
+            if i not in hits or score > hits[i][0]:
+                hits[i] = (score, obj)
+    if hits:
+        best = max(s for s, _ in hits.values())
+        winners = [o for s, o in hits.values() if s == best]
+        if len(winners) == 1:
+            return winners[0]
+    names = [n for n, _, _ in items]
+    keys = {(_norm(k)): n for n, al, _ in items for k in (n, *al)}
+    close = difflib.get_close_matches(q, list(keys), n=6, cutoff=0.4)
+    near = list(dict.fromkeys(keys[c] for c in close))[:3] or names[:3]
+    raise TokcheckError(f"unknown {kind} {query!r} — did you mean {' or '.join(near)}?")
+
+
+def find_gpu(name: str) -> GpuSpec:
+    """The catalog GPU for a loose name ("H200 141GB", "4090", "mi300x").
+
+    Raises:
+        TokcheckError: unknown or ambiguous name (one line, with the nearest names).
+    """
+    return _lookup("GPU", name, [(g.name, g.aliases, g) for g in gpus()])
+
+
+def find_model(name: str) -> ModelSpec:
+    """The catalog model for a loose name ("DeepSeek-V4-Flash", "Qwen3-30B-A3B", "llama 3.1 8b").
+
+    Raises:
+        TokcheckError: unknown or ambiguous name (one line, with the nearest names).
+    """
+    specs = models()
+    return _lookup("model", name, [(s.name, s.aliases, s) for s in specs])
+
+
+def gpu_from_bandwidth(bandwidth_bytes_per_s: float, memory_bytes: int | None = None) -> GpuSpec:
+    """A nameless GPU from a user-given bandwidth (``--bandwidth 3.35TB/s``)."""
+    if not bandwidth_bytes_per_s or bandwidth_bytes_per_s <= 0:
+        raise TokcheckError("bandwidth must be positive")
+    return GpuSpec(name=f"{bandwidth_bytes_per_s / 1e12:g} TB/s device", memory_bytes=memory_bytes,
+                   peak_bandwidth_bytes_per_s=float(bandwidth_bytes_per_s),
+                   achievable_source="assumed (HBM decode kernels reach 80-90% of peak)",
+                   source="given on the command line", checked="n/a")
+
+
+# ------------------------------------------------------------------ Hugging Face config.json
+
+def _get(cfg: dict, *keys, default=None):
+    for k in keys:
+        if cfg.get(k) is not None:
+            return cfg[k]
+    return default
+
+
+def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = None) -> ModelSpec:
+    """A :class:`ModelSpec` from a parsed ``config.json`` dict (see :mod:`tokcheck.architecture`).
+
+    Raises:
+        TokcheckError: when a field the bound needs is missing or not a positive number.
+    """
+    if "text_config" in cfg and "hidden_size" not in cfg:  # multimodal wrappers
+        cfg = {**cfg["text_config"], "model_type": cfg["text_config"].get("model_type", cfg.get("model_type"))}
+    meta = dict(meta or {})
+    mt = str(cfg.get("model_type") or "unknown")
+    try:
+        h = int(_get(cfg, "hidden_size", "n_embd", "d_model"))
+        layers = int(_get(cfg, "num_hidden_layers", "n_layer", "num_layers"))
+        heads = int(_get(cfg, "num_attention_heads", "n_head"))
+        vocab = int(cfg["vocab_size"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise TokcheckError(f"config.json lacks a field the bound needs ({err}); need hidden_size, "
+                            "num_hidden_layers, num_attention_heads, vocab_size") from None
+    if min(h, layers, heads, vocab) <= 0:
+        raise TokcheckError("config.json has a non-positive size field")
+    kv_heads = int(_get(cfg, "num_key_value_heads", default=heads))
+    head_dim = int(_get(cfg, "head_dim", default=h // heads))
+    inter = int(_get(cfg, "intermediate_size", "n_inner", default=4 * h) or 0)
+
+    attention = "gqa"
+    if mt == "deepseek_v4" or cfg.get("compress_ratios") is not None:
+        attention = "dsv4"
+    elif cfg.get("kv_lora_rank"):
+        attention = "mla"
+
+    # MoE layout
+    n_exp = int(_get(cfg, "n_routed_experts", "num_local_experts", "num_experts", default=0) or 0)
+    k = int(_get(cfg, "num_experts_per_tok", "experts_per_token", "moe_topk", default=0) or 0)
+    shared = int(_get(cfg, "n_shared_experts", default=0) or 0)
+    shared_width = int(cfg.get("shared_expert_intermediate_size") or 0)
+    moe_width = int(_get(cfg, "moe_intermediate_size", default=0) or 0)
+    if n_exp and not moe_width:
+        moe_width = inter  # mixtral, gpt_oss: experts have intermediate_size
+    moe_layers = 0
+    if n_exp:
+        if mt.startswith("deepseek"):
+            first_dense = int(cfg.get("first_k_dense_replace") or 0)
+            freq = int(cfg.get("moe_layer_freq") or 1)
+            moe_layers = sum(1 for i in range(layers) if i >= first_dense and i % freq == 0)
+        elif "decoder_sparse_step" in cfg or "mlp_only_layers" in cfg:
+            step = int(cfg.get("decoder_sparse_step") or 1)
+            only = set(cfg.get("mlp_only_layers") or [])
+            moe_layers = sum(1 for i in range(layers) if i not in only and (i + 1) % step == 0)
+        else:
+            moe_layers = layers
+    if n_exp and not k:
+        raise TokcheckError("config.json describes experts but not how many are active per token "
+                            "(num_experts_per_tok)")
+
+    # sliding windows: gpt-oss / gemma style layer_types, or Mistral's global sliding_window
+    window = cfg.get("sliding_window")
+    sliding_layers = 0
+    if attention != "dsv4" and window:
+        types = cfg.get("layer_types")
+        if types:
+            sliding_layers = sum(1 for t in types[:layers] if "sliding" in str(t))
+        elif cfg.get("use_sliding_window", True) and mt not in ("qwen2", "qwen3", "qwen3_moe", "qwen2_moe"):
+            sliding_layers = layers
+        # Qwen configs carry sliding_window but use_sliding_window=false: full attention.
+        if mt.startswith("qwen") and not cfg.get("use_sliding_window", False):
+            sliding_layers = 0
+
+    released = meta.get("released_weights")
+    if not released:
+        qc = cfg.get("quantization_config") or {}
+        method = str(qc.get("quant_method") or "").lower()
+        dtype = str(_get(cfg, "torch_dtype", "dtype", default="bfloat16"))
+        from tokcheck.precision import canonical_precision
+
+        try:
+            default = canonical_precision(dtype)
+        except TokcheckError:
+            default = "BF16"
+        released = {"default": default}
+        if method == "mxfp4":
+            released = {"default": default, "experts": "MXFP4"}
+        elif method == "fp8":
+            released = {"default": "FP8"}
+        elif method in ("gptq", "awq"):
+            released = {"default": "INT4"}
+        if cfg.get("expert_dtype") == "fp4":
+            released["experts"] = "MXFP4"
+
+    return ModelSpec(
+        name=name or meta.get("name") or str(cfg.get("_name_or_path") or mt),
+        model_type=mt,
+        hidden_size=h, num_layers=layers, num_heads=heads, num_kv_heads=kv_heads, head_dim=head_dim,
+        intermediate_size=inter if (not n_exp or moe_layers < layers) else 0,
+        vocab_size=vocab,
+        tie_embeddings=bool(cfg.get("tie_word_embeddings", False)),
+        attention=attention,
+        attention_bias=bool(cfg.get("attention_bias", False)),
+        q_lora_rank=int(cfg.get("q_lora_rank") or 0),
+        kv_lora_rank=int(cfg.get("kv_lora_rank") or 0),
+        qk_nope_head_dim=int(cfg.get("qk_nope_head_dim") or 0),
+        qk_rope_head_dim=int(cfg.get("qk_rope_head_dim") or 0),
+        v_head_dim=int(cfg.get("v_head_dim") or 0),
+        o_lora_rank=int(cfg.get("o_lora_rank") or 0),
+        o_groups=int(cfg.get("o_groups") or 0),
+        sliding_window=int(window) if window else None,
+        sliding_layers=sliding_layers,
+        num_experts=n_exp, experts_per_token=k, num_shared_experts=shared,
+        moe_intermediate_size=moe_width, shared_expert_intermediate_size=shared_width,
+        moe_layers=moe_layers,
+        compress_ratios=tuple(int(r) for r in (cfg.get("compress_ratios") or [])[:layers]),
+        index_n_heads=int(cfg.get("index_n_heads") or 0),
+        index_head_dim=int(cfg.get("index_head_dim") or 0),
+        index_topk=int(cfg.get("index_topk") or 0),
+        hc_mult=int(cfg.get("hc_mult") or 0),
+        mtp_layers=int(cfg.get("num_nextn_predict_layers") or 0),
+        max_position_embeddings=cfg.get("max_position_embeddings"),
+        released_weights=dict(released),
+        total_params_stated=meta.get("total_params_stated"),
+        active_params_stated=meta.get("active_params_stated"),
+        active_params_convention=meta.get("active_params_convention", "with_embedding"),
+        on_disk_gb_stated=meta.get("on_disk_gb_stated"),
+        estimate=bool(meta.get("estimate", attention == "dsv4")),
+        notes=meta.get("notes", ""),
+        source=meta.get("source", "config.json"),
+        checked=meta.get("checked", "n/a"),
+        aliases=tuple(meta.get("aliases", ())),
+    )
+
+
+def model_from_config(path: str | Path) -> ModelSpec:
+    """Read a Hugging Face ``config.json`` (or a model directory holding one) into a ModelSpec.
+
+    Raises:
+        TokcheckError: missing file, invalid JSON, or a config without the needed fields.
+    """
+    p = Path(path).expanduser()
+    if p.is_dir():
+        p = p / "config.json"
+    if not p.is_file():
+        raise TokcheckError(f"no config.json at {str(path)!r}")
+    try:
+        cfg = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise TokcheckError(f"cannot read {str(p)!r} as JSON: {err}") from None
+    if not isinstance(cfg, dict):
+        raise TokcheckError(f"{str(p)!r} is not a config.json object")
+    name = cfg.get("_name_or_path") or p.parent.name or "model"
+    return spec_from_hf_config(cfg, name=str(name), meta={"source": str(p), "checked": "n/a"})
+
+
+def resolve_model(name_or_path: str) -> ModelSpec:
+    """A catalog name, a ``config.json`` path, or a model directory → ModelSpec."""
+    p = Path(str(name_or_path)).expanduser()
+    if str(name_or_path).endswith(".json") or p.is_dir() or p.is_file():
+        return model_from_config(p)
+    return find_model(name_or_path)
+
+
+__all__ = ["GpuSpec", "ModelSpec", "find_gpu", "find_model", "gpu_from_bandwidth", "gpus", "model_from_config",
+           "models", "resolve_model", "spec_from_hf_config"]

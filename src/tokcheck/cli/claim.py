@@ -1,0 +1,91 @@
+"""``tokcheck claim "TEXT"``: take a tok/s claim apart (C1–C3) and bound it by physics (B1–B4)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "claim", help="take a tok/s claim apart and judge it against the bandwidth bound",
+        description="Parse a tok/s claim (English or Chinese), list the facts it leaves out, and judge it "
+                    "against the decode roofline. Options complete or override what the text says.")
+    p.add_argument("text", help='the claim, e.g. "DeepSeek V4 Flash at 278 tok/s, full precision, no quantization"')
+    p.add_argument("--gpu", help="GPU model (catalog name, loose: H200, 4090, MI300X)")
+    p.add_argument("--gpus", type=int, help="number of GPUs (tensor parallel size)")
+    p.add_argument("--model", help="model: catalog name, a config.json, or a model directory")
+    p.add_argument("--model-config", help="a Hugging Face config.json (or a directory holding one)")
+    p.add_argument("--weights", help="bound a bare weight size instead of a model, e.g. 120GB")
+    p.add_argument("--bandwidth", help="peak memory bandwidth instead of the GPU's, e.g. 3.35TB/s")
+    p.add_argument("--precision", help="BF16, FP16, FP32, FP8, INT8, INT4, MXFP4, NVFP4, or 'full'")
+    p.add_argument("--concurrency", type=int, help="concurrent requests the figure was measured at")
+    p.add_argument("--input-len", type=int, help="input tokens per request")
+    p.add_argument("--output-len", type=int, help="output tokens per request")
+    p.add_argument("--max-model-len", help="max_model_len of the server (e.g. 8192 or 8k)")
+    p.add_argument("--metric", choices=("ttft", "generation_tok_s", "e2e_tok_s", "aggregate_throughput"),
+                   help="what the figure measures")
+    p.add_argument("--engine", help="inference engine (vLLM, SGLang, llama.cpp …)")
+    p.add_argument("--spec-decode", action="store_true", help="the figure was measured with speculative decoding")
+    p.add_argument("--acceptance-rate", type=float, help="speculative decoding: per-token acceptance rate α")
+    p.add_argument("--draft-tokens", type=int, default=0, help="speculative decoding: draft tokens γ per step")
+    p.add_argument("--gpu-memory-utilization", type=float, default=0.9, help="share of GPU memory the engine may use")
+    p.add_argument("--json", action="store_true", help="print JSON instead of the report")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from tokcheck.catalog import find_gpu, find_model, model_from_config, resolve_model
+    from tokcheck.claim import apply_overrides, parse_claim
+    from tokcheck.errors import TokcheckError
+    from tokcheck.precision import canonical_precision
+    from tokcheck.roofline import WeightsOnly
+    from tokcheck.units import parse_bandwidth, parse_bytes, parse_count
+    from tokcheck.verdict import analyze_claim
+
+    claim = parse_claim(args.text)
+    for name in ("gpus", "concurrency", "input_len", "output_len", "draft_tokens"):
+        v = getattr(args, name)
+        if v is not None and v < (0 if name == "draft_tokens" else 1):
+            raise TokcheckError(f"--{name.replace('_', '-')} must be positive, got {v}")
+    gpu = find_gpu(args.gpu) if args.gpu else None
+    model = None
+    model_name = None
+    if args.model_config:
+        model = model_from_config(args.model_config)
+        model_name = model.name
+    elif args.model:
+        model = resolve_model(args.model)
+        model_name = model.name
+    elif args.weights:
+        model = WeightsOnly(parse_bytes(args.weights))
+    precision = None
+    if args.precision:
+        precision = "full" if args.precision.lower() in ("full", "full precision") else canonical_precision(args.precision)
+    claim = apply_overrides(
+        claim, gpu=gpu.name if gpu else None, gpu_count=args.gpus, model=model_name, precision=precision,
+        concurrency=args.concurrency, input_tokens=args.input_len, output_tokens=args.output_len,
+        max_model_len=parse_count(args.max_model_len, "--max-model-len") if args.max_model_len else None,
+        metric=args.metric, engine=args.engine, speculative_decoding=True if args.spec_decode else None)
+    if model is None and claim.fields.get("model") and args.model is None:
+        try:
+            model = find_model(claim.fields["model"])
+        except TokcheckError:
+            model = None
+    bandwidth = parse_bandwidth(args.bandwidth) if args.bandwidth else None
+    if args.acceptance_rate is not None and not args.draft_tokens:
+        raise TokcheckError("--acceptance-rate needs --draft-tokens")
+    analysis = analyze_claim(claim, model=model, gpu=gpu, bandwidth_bytes_per_s=bandwidth,
+                             gpu_memory_utilization=args.gpu_memory_utilization,
+                             acceptance_rate=args.acceptance_rate, draft_tokens=args.draft_tokens)
+    data = analysis.to_json()
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        return 0
+    from rich.console import Console
+
+    from tokcheck.boundview import claim_report
+
+    Console(soft_wrap=False).print(claim_report(data))
+    return 0

@@ -1,0 +1,122 @@
+"""``tokcheck serve --engine vllm --model DIR [options] [-- ENGINE ARGS]``: R2, runs until Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="start an OpenAI-compatible engine (vLLM) with explicit precision; Ctrl-C stops it",
+        description="Start vLLM without a shell, in its own environment, with an explicit "
+                    "--dtype; keep its log; wait for /health; print what it says it loaded; stop "
+                    "it cleanly on Ctrl-C. Arguments after `--` go to the engine unchanged.")
+    add_serve_options(p)
+    p.add_argument("--model", required=True, help="model directory (config.json + weights)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--log-dir", metavar="DIR",
+                   help="where server.log goes (default runs/serve-<UTC time>)")
+    p.add_argument("extra_args", nargs=argparse.REMAINDER,
+                   help="after `--`: arguments passed to the engine as they are")
+    p.set_defaults(func=run)
+
+
+def add_serve_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by ``serve`` and ``demo``."""
+    p.add_argument("--engine", default="vllm", choices=["vllm"], help="engine (default vllm)")
+    p.add_argument("--python", metavar="PATH",
+                   help="the engine environment's python (default: the cached vLLM for the CPU, "
+                        "installed on first use)")
+    p.add_argument("--dtype", default="bfloat16", help="weights dtype, explicit (default bfloat16)")
+    p.add_argument("--max-model-len", type=int, help="max_model_len in tokens")
+    p.add_argument("--gpu-memory-utilization", type=float,
+                   help="fraction of GPU memory for vLLM (on the CPU backend: of RAM)")
+    p.add_argument("--tensor-parallel-size", type=int, help="tensor parallel size")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--served-model-name", help="model name the API answers to")
+    p.add_argument("--quantization", metavar="METHOD",
+                   help="quantize (e.g. fp8); default: off, explicitly where the engine accepts it")
+    p.add_argument("--enforce-eager", action="store_true",
+                   help="no torch.compile / CUDA graphs (faster start-up, slower decode)")
+    p.add_argument("--kv-cache-space-gib", type=float, default=1.0,
+                   help="vLLM CPU backend only: GiB of RAM for the KV cache (default 1)")
+    p.add_argument("--startup-timeout-s", type=float, default=600.0,
+                   help="give up if /health is not 200 after this many seconds (default 600)")
+
+
+def config_from_args(args: argparse.Namespace, **override):
+    from tokcheck.engines.vllm import ServeConfig
+
+    extra = list(getattr(args, "extra_args", None) or [])
+    if extra[:1] == ["--"]:
+        extra = extra[1:]
+    fields = dict(
+        model=args.model, engine=args.engine, python=args.python, dtype=args.dtype,
+        max_model_len=args.max_model_len, gpu_memory_utilization=args.gpu_memory_utilization,
+        tensor_parallel_size=args.tensor_parallel_size, quantization=args.quantization,
+        host=args.host, port=getattr(args, "port", None),
+        served_model_name=args.served_model_name, enforce_eager=args.enforce_eager,
+        extra_args=extra, log_dir=getattr(args, "log_dir", None),
+        kv_cache_space_gib=args.kv_cache_space_gib, startup_timeout_s=args.startup_timeout_s)
+    fields.update(override)
+    return ServeConfig(**fields)
+
+
+def print_engine_report(report, console=None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    t = Table(title="what the engine says it loaded", show_edge=False, show_header=False)
+    t.add_column("field")
+    t.add_column("value")
+    rows = [("engine", f"{report.engine} {report.version}"), ("device", report.device),
+            ("model", report.model), ("architecture", report.architecture),
+            ("dtype", report.dtype), ("quantization", report.quantization),
+            ("kv_cache_dtype", report.kv_cache_dtype),
+            ("max_seq_len", report.max_seq_len),
+            ("KV cache", f"{report.kv_cache_tokens:,} tokens" if report.kv_cache_tokens else None),
+            ("max concurrency", f"{report.max_concurrency}x at {report.max_concurrency_tokens} "
+                                "tokens/request" if report.max_concurrency else None),
+            ("speculative decoding", report.speculative_config or "off"
+             if report.speculative_decoding is not None else None),
+            ("prefix caching", report.enable_prefix_caching),
+            ("enforce_eager", report.enforce_eager),
+            ("compilation / CUDA graphs", f"{report.compilation_mode} / {report.cudagraph_mode}"),
+            ("tensor parallel", report.tensor_parallel_size)]
+    for k, v in rows:
+        t.add_row(k, "n/a (not in the log)" if v is None else str(v))
+    console.print(t)
+
+
+def run(args: argparse.Namespace) -> int:
+    import signal
+    import time
+
+    from tokcheck.engines.vllm import serve
+    from tokcheck.errors import TokcheckError
+
+    cfg = config_from_args(args)
+
+    def _term(signum, frame):  # stop the engine on SIGTERM as on Ctrl-C
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, _term)
+    try:
+        with serve(cfg) as server:
+            print_engine_report(server.engine_report)
+            prec = server.run_conditions()["precision_report"]
+            print(f"Precision: {prec['verdict']}"
+                  f" ({prec.get('precision') or prec.get('method') or 'n/a'})", flush=True)
+            print(f"Serving {cfg.model} at {server.url}/v1 — log {server.log_path}. "
+                  "Ctrl-C stops it.", flush=True)
+            while server.process.poll() is None:
+                time.sleep(0.5)
+            raise TokcheckError(f"the engine exited by itself (code {server.process.returncode});"
+                                f" see {server.log_path}")
+    except KeyboardInterrupt:
+        print("Stopped.", flush=True)
+        return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,296 @@
+"""M1, M2, M4: are runs comparable, and how do they stand side by side?
+
+Pure over loaded run directories (:class:`tokcheck.rundir.Run`):
+
+- :func:`comparability` — the conditions the seed (SPEC M1) requires to agree — dtype,
+  max_model_len, gpu_memory_utilization, tensor_parallel_size, streaming, prefix cache,
+  speculative decoding, prompts, input and output lengths, concurrency — and which differ.
+- :func:`side_by_side` — per concurrency level present in every run: median TTFT, generation
+  tok/s, aggregate output throughput, E2E latency, ITL (each with its spread across rounds);
+  beyond tok/s (M4): TTFT and ITL p99 (latency spikes), peak GPU memory when recorded, errors,
+  early stops and broken outputs.
+- :func:`text_samples` — the generated texts of the same prompts, side by side, for a
+  quality sample (instruction following, logic, stability: the seed's M2).
+
+Output quality with greedy decoding (M3) is :mod:`tokcheck.quality`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from tokcheck.rundir import Run
+from tokcheck.verify.lookup import _find, _first, _is_off, normalize_precision
+
+#: SPEC M1, in its order.
+COMPARABILITY_KEYS = ("dtype", "max_model_len", "gpu_memory_utilization", "tensor_parallel_size",
+                      "streaming", "prefix_cache", "speculative_decoding", "prompts",
+                      "input_len", "output_len", "concurrency")
+
+#: Shown beside them, not required to agree (a quantized vs full precision comparison
+#: differs in model and quantization by design).
+INFO_KEYS = ("model", "quantization", "engine_version", "api", "temperature", "rounds")
+
+#: Side-by-side rows: (label, summary key, unit, higher is better).
+METRIC_ROWS = (
+    ("median TTFT", "ttft_ms", "ms", False),
+    ("generation tok/s (per request)", "generation_tok_s", "tok/s", True),
+    ("aggregate output throughput", "output_throughput_tok_s", "tok/s", True),
+    ("E2E latency", "e2e_latency_ms", "ms", False),
+    ("ITL", "itl_ms", "ms", False),
+)
+
+
+def run_settings(run: Run) -> dict[str, Any]:
+    """The comparability conditions (and info) of one run, ``None`` where not recorded."""
+    r = run.run
+    er = r.get("engine_report") if isinstance(r.get("engine_report"), dict) else {}
+    serve = r.get("serve") if isinstance(r.get("serve"), dict) else {}
+    wl = r.get("workload") or {}
+    load = r.get("load") or {}
+    dtype = serve.get("dtype") or _first(er, "dtype")
+    spec = None
+    if er and ("speculative_config" in er or "speculative_decoding" in er):
+        spec = not _is_off(_first(er, "speculative_config", "speculative_decoding"))
+    pc = _first(er, "enable_prefix_caching", "prefix_caching", "prefix_cache")
+    so = r.get("stream_options")
+    conc = load.get("concurrency") if load.get("mode", "closed") == "closed" else None
+    quant = None
+    if er and "quantization" in er:
+        quant = er.get("quantization") or "none"
+    elif isinstance(r.get("precision_report"), dict) and r["precision_report"].get("full_precision") is not None:
+        quant = "none" if r["precision_report"]["full_precision"] else "quantized"
+    return {
+        "dtype": normalize_precision(dtype) if dtype else None,
+        "max_model_len": serve.get("max_model_len") or _first(er, "max_model_len", "max_seq_len"),
+        "gpu_memory_utilization": serve.get("gpu_memory_utilization") or _first(er, "gpu_memory_utilization"),
+        "tensor_parallel_size": serve.get("tensor_parallel_size") or _first(er, "tensor_parallel_size"),
+        "streaming": ("stream, " + json.dumps(so, sort_keys=True)) if so is not None else "stream",
+        "prefix_cache": None if pc is None else not _is_off(pc),
+        "speculative_decoding": spec,
+        "prompts": wl.get("prompts_sha256"),
+        "input_len": wl.get("input_len"),
+        "output_len": wl.get("output_len"),
+        "concurrency": tuple(conc) if conc else (("rate",) + tuple(load.get("request_rate") or ())),
+        "model": _get_model(r),
+        "quantization": quant,
+        "engine_version": _first(er, "engine_version", "version") or (r.get("server") or {}).get("version"),
+        "api": (r.get("endpoint") or {}).get("api"),
+        "temperature": wl.get("temperature"),
+        "rounds": load.get("rounds"),
+    }
+
+
+def _get_model(r: dict) -> Any:
+    return (r.get("endpoint") or {}).get("model")
+
+
+@dataclass
+class Comparability:
+    """``differ``: condition → values per run where they disagree; ``unknown``: conditions
+    some run did not record; ``comparable`` is true only when nothing differs."""
+
+    names: list[str]
+    settings: list[dict[str, Any]]
+    differ: dict[str, list[Any]] = field(default_factory=dict)
+    unknown: list[str] = field(default_factory=list)
+
+    @property
+    def comparable(self) -> bool:
+        return not self.differ
+
+    def verdict(self) -> str:
+        if self.comparable:
+            note = f" ({', '.join(self.unknown)} not recorded in every run)" if self.unknown else ""
+            return "COMPARABLE: all of SPEC M1's conditions agree" + note
+        parts = [f"{k} ({' vs '.join(str(_show(x)) for x in v)})" for k, v in self.differ.items()]
+        return "NOT COMPARABLE: " + "; ".join(parts) + " differ"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"runs": self.names, "comparable": self.comparable, "verdict": self.verdict(),
+                "differ": {k: [_show(x) for x in v] for k, v in self.differ.items()},
+                "unknown": self.unknown,
+                "settings": [{k: _show(v) for k, v in s.items()} for s in self.settings]}
+
+
+def _show(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return ",".join(map(str, v))
+    return v
+
+
+def comparability(runs: list[Run]) -> Comparability:
+    """SPEC M1 across ``runs`` (two or more)."""
+    settings = [run_settings(r) for r in runs]
+    c = Comparability(names=[r.name for r in runs], settings=settings)
+    for key in COMPARABILITY_KEYS:
+        vals = [s[key] for s in settings]
+        known = [v for v in vals if v is not None]
+        if len(known) < len(vals):
+            c.unknown.append(key)
+        if len({json.dumps(v, sort_keys=True, default=str) for v in known}) > 1:
+            c.differ[key] = vals
+    return c
+
+
+def _level_key(level: dict) -> str:
+    if level.get("concurrency") is not None:
+        return f"concurrency {level['concurrency']}"
+    return f"rate {level.get('request_rate')}"
+
+
+def _metric(level: dict, key: str) -> tuple[float | None, float | None, list | None]:
+    v = level.get(key)
+    if isinstance(v, dict):
+        return v.get("median"), v.get("spread"), v.get("rounds")
+    if isinstance(v, (int, float)):
+        return float(v), level.get(f"{key}_spread"), level.get(f"{key}_rounds")
+    return None, None, None
+
+
+def _p99(level: dict, key: str) -> float | None:
+    v = level.get(key)
+    return v.get("p99") if isinstance(v, dict) else None
+
+
+def broken_outputs(run: Run, level: dict) -> int:
+    """Measured, error-free requests of ``level`` whose text is empty or holds U+FFFD (bytes
+    that did not decode): the crudest sign of broken output (SPEC M4)."""
+    keys = {str(level.get("label")), str(level.get("concurrency"))}
+    return sum(1 for q in run.measured_requests()
+               if str(q.get("level")) in keys and not q.get("error")
+               and (not (q.get("text") or "").strip() or "\ufffd" in (q.get("text") or "")))
+
+
+def peak_gpu_memory_bytes(run: Run, level: dict | None = None) -> float | None:
+    """Peak GPU memory used, from the telemetry of the level (or the run), ``None`` if absent."""
+    keys = ("peak_memory_used_bytes", "memory_used_peak_bytes", "peak_gpu_memory_bytes")
+    if level is not None and level.get("telemetry"):
+        v = _find(level["telemetry"], keys)
+        if v is not None:
+            return float(v)
+    v = _find(run.run.get("telemetry"), keys)
+    return float(v) if v is not None else None
+
+
+@dataclass
+class Row:
+    level: str
+    metric: str
+    unit: str
+    values: list[float | None]
+    spreads: list[float | None]
+    rounds: list[list | None]
+    higher_is_better: bool | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+
+def side_by_side(runs: list[Run]) -> list[Row]:
+    """SPEC M2: one row per (level present in every run, metric)."""
+    keyed = [{_level_key(lv): lv for lv in r.levels} for r in runs]
+    common = [k for k in keyed[0] if all(k in d for d in keyed[1:])] if keyed else []
+    rows: list[Row] = []
+    for k in common:
+        lvs = [d[k] for d in keyed]
+        for label, key, unit, hib in METRIC_ROWS:
+            got = [_metric(lv, key) for lv in lvs]
+            rows.append(Row(k, label, unit, [g[0] for g in got], [g[1] for g in got],
+                            [g[2] for g in got], hib))
+        # SPEC M4: latency spikes show in the tails
+        for label, key in (("TTFT p99", "ttft_ms"), ("ITL p99", "itl_ms")):
+            rows.append(Row(k, label, "ms", [_p99(lv, key) for lv in lvs], [None] * len(runs),
+                            [None] * len(runs), False))
+        peaks = [peak_gpu_memory_bytes(r, lv) for r, lv in zip(runs, lvs)]
+        rows.append(Row(k, "peak GPU memory", "GiB",
+                        [p / 2**30 if p is not None else None for p in peaks],
+                        [None] * len(runs), [None] * len(runs), False))
+        rows.append(Row(k, "errors", "requests", [lv.get("requests_failed") for lv in lvs],
+                        [None] * len(runs), [None] * len(runs), False))
+        rows.append(Row(k, "early stops", "requests", [lv.get("early_stops") for lv in lvs],
+                        [None] * len(runs), [None] * len(runs), False))
+        rows.append(Row(k, "broken outputs (empty or undecodable)", "requests",
+                        [broken_outputs(r, lv) for r, lv in zip(runs, lvs)],
+                        [None] * len(runs), [None] * len(runs), False))
+    return rows
+
+
+def text_samples(runs: list[Run], limit: int = 8) -> list[dict[str, Any]]:
+    """The generated text of each prompt index present in every run (the first measured,
+    error-free request with that prompt at the lowest level), up to ``limit`` prompts:
+    ``[{"prompt_index": i, "texts": [text per run]}]``."""
+    firsts: list[dict[int, str]] = []
+    for r in runs:
+        seen: dict[int, str] = {}
+        for q in r.measured_requests():
+            if q.get("error") or q.get("prompt_index") is None or q.get("text") is None:
+                continue
+            seen.setdefault(int(q["prompt_index"]), q["text"])
+        firsts.append(seen)
+    common = sorted(set(firsts[0]).intersection(*firsts[1:])) if firsts else []
+    return [{"prompt_index": i, "texts": [f[i] for f in firsts]} for i in common[:limit]]
+
+
+def _fmt(v: Any, unit: str = "") -> str:
+    if v is None:
+        return "n/a"
+    if isinstance(v, float):
+        s = f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
+    else:
+        s = str(v)
+    return s
+
+
+def samples_markdown(names: list[str], samples: list[dict[str, Any]]) -> str:
+    """The texts side by side, one section per prompt (Markdown)."""
+    out = ["# Generated texts of the same prompts", ""]
+    for s in samples:
+        out.append(f"## prompt {s['prompt_index']}")
+        out.append("")
+        for name, text in zip(names, s["texts"]):
+            out.append(f"**{name}**")
+            out.append("")
+            out.append("```text")
+            out.append(text.replace("```", "`\u200b``"))
+            out.append("```")
+            out.append("")
+    return "\n".join(out)
+
+
+def samples_jsonl(names: list[str], samples: list[dict[str, Any]]) -> str:
+    """One JSON object per prompt: ``{"prompt_index": i, "<run name>": text, ...}``."""
+    lines = []
+    for s in samples:
+        obj: dict[str, Any] = {"prompt_index": s["prompt_index"]}
+        obj.update(dict(zip(names, s["texts"])))
+        lines.append(json.dumps(obj, ensure_ascii=False))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def comparison_markdown(runs: list[Run]) -> str:
+    """Comparability and the side-by-side table as Markdown."""
+    comp = comparability(runs)
+    names = [r.name for r in runs]
+    out = [f"# Comparison: {' vs '.join(names)}", "", f"**{comp.verdict()}**", ""]
+    out.append("| condition | " + " | ".join(names) + " |")
+    out.append("|---|" + "---|" * len(names))
+    for key in COMPARABILITY_KEYS + INFO_KEYS:
+        mark = " ⚠" if key in comp.differ else ""
+        out.append(f"| {key}{mark} | " + " | ".join(str(_show(s[key])) if s[key] is not None else "—"
+                                                   for s in comp.settings) + " |")
+    out += ["", "| level | metric | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
+    for row in side_by_side(runs):
+        cells = []
+        for v, sp in zip(row.values, row.spreads):
+            cell = _fmt(v)
+            if v is not None and sp is not None:
+                cell += f" ±{_fmt(sp)}"
+            cells.append(cell)
+        out.append(f"| {row.level} | {row.metric} ({row.unit}) | " + " | ".join(cells) + " |")
+    out.append("")
+    out.append("Values are the rounds' trimmed median; ± is the spread across rounds (max − min of "
+               "the per-round medians).")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,1 @@
+"""Inference engines tokcheck can start and read (R2), and their provisioning."""

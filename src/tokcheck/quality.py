@@ -1,0 +1,198 @@
+"""M3: output quality of two servings of a model (e.g. full precision vs quantized).
+
+The same prompts with greedy decoding (temperature 0) on both sides; per prompt:
+
+- **first divergence** — the index of the first output token where the two differ (``None``
+  when identical; the shorter length when one is a prefix of the other);
+- **token agreement** — equal tokens at equal positions ÷ the longer output's length;
+- **mean log-probability difference** — where the servers return logprobs: the mean over the
+  reference's output tokens of ``logprob_ref(token) − logprob_candidate(token)`` (nats; the
+  candidate scores the *reference's* tokens, by echoing prompt + reference with
+  ``echo: true, logprobs: 0``), so it measures how far the candidate's distribution moved,
+  even where the greedy choice did not change.
+
+The pure part is :func:`token_agreement` and :func:`summarize`; :func:`quality_live` talks to
+two OpenAI-compatible servers (vLLM's ``return_tokens_as_token_ids`` gives exact token ids);
+:func:`quality_from_runs` re-tokenizes the texts two runs kept.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from tokcheck.errors import TokcheckError
+
+#: Prompts for the live comparison: short, varied, in the kind of text the tiny model's
+#: tokenizer was trained on (Python source) as well as plain English.
+DEFAULT_PROMPTS = (
+    "def fibonacci(n):\n    \"\"\"Return the n-th Fibonacci number.\"\"\"\n",
+    "The three most important facts about memory bandwidth are",
+    "import os\nimport sys\n\n\ndef main(argv):\n",
+    "Explain continuous batching in one paragraph:",
+    "class LRUCache:\n    def __init__(self, capacity):\n",
+    "Translate to French: The weather is nice today.",
+    "for i in range(10):\n    if i % 3 == 0:\n",
+    "A list of prime numbers: 2, 3, 5, 7,",
+)
+
+
+@dataclass
+class PromptQuality:
+    """One prompt's comparison (token positions are 0-based output positions)."""
+
+    prompt_index: int
+    ref_tokens: int
+    cand_tokens: int
+    first_divergence: int | None
+    agreement: float
+    mean_logprob_diff: float | None = None
+
+
+def token_agreement(ref: list[int], cand: list[int]) -> tuple[int | None, float]:
+    """``(first_divergence, agreement)`` of two token-id sequences; see the module doc.
+    Two empty outputs agree fully (1.0)."""
+    n = max(len(ref), len(cand))
+    if n == 0:
+        return None, 1.0
+    first = next((i for i, (a, b) in enumerate(zip(ref, cand)) if a != b), None)
+    if first is None and len(ref) != len(cand):
+        first = min(len(ref), len(cand))
+    same = sum(1 for a, b in zip(ref, cand) if a == b)
+    return first, same / n
+
+
+def summarize(items: list[PromptQuality]) -> dict[str, Any]:
+    """Mean agreement, identical outputs, median first divergence (diverging prompts only) and
+    mean log-probability difference (prompts that have one); ``None`` where no data."""
+    div = [i.first_divergence for i in items if i.first_divergence is not None]
+    lps = [i.mean_logprob_diff for i in items if i.mean_logprob_diff is not None]
+    return {
+        "prompts": len(items),
+        "identical": sum(1 for i in items if i.first_divergence is None),
+        "mean_token_agreement": statistics.fmean(i.agreement for i in items) if items else None,
+        "median_first_divergence": statistics.median(div) if div else None,
+        "mean_logprob_diff": statistics.fmean(lps) if lps else None,
+        "mean_logprob_diff_reason": None if lps else "no logprobs from the servers (or runs: texts only)",
+        "per_prompt": [asdict(i) for i in items],
+    }
+
+
+# ----------------------------------------------------------------------------- from two runs
+
+def _load_tokenizer(source: str | Path):
+    from tokenizers import Tokenizer
+
+    p = Path(source)
+    if p.is_dir():
+        p = p / "tokenizer.json"
+    if not p.is_file():
+        raise TokcheckError(f"no tokenizer at {source} (give --tokenizer DIR_OR_FILE)")
+    return Tokenizer.from_file(str(p))
+
+
+def quality_from_runs(run_a, run_b, tokenizer: str | Path | None = None) -> dict[str, Any]:
+    """Compare the texts two runs kept for the same prompts, token by token (with the
+    tokenizer of run A's record, or ``tokenizer``). Raises TokcheckError when the runs used
+    different prompts or no tokenizer is at hand. Adds ``warnings`` when a run was not greedy."""
+    from tokcheck.compare import text_samples
+
+    wa, wb = run_a.run.get("workload") or {}, run_b.run.get("workload") or {}
+    if wa.get("prompts_sha256") and wb.get("prompts_sha256") and wa["prompts_sha256"] != wb["prompts_sha256"]:
+        raise TokcheckError("the two runs used different prompts (workload.prompts_sha256 differ): "
+                            "quality needs the same prompts")
+    source = tokenizer or (run_a.run.get("tokenizer") or {}).get("source")
+    if not source:
+        raise TokcheckError("run A records no tokenizer: give --tokenizer DIR_OR_FILE")
+    tok = _load_tokenizer(source)
+    warnings = []
+    for name, w in ((run_a.name, wa), (run_b.name, wb)):
+        if w.get("temperature") not in (0, 0.0):
+            warnings.append(f"{name} was not greedy (temperature {w.get('temperature')}): outputs "
+                            "diverge by sampling alone")
+    items = []
+    for s in text_samples([run_a, run_b], limit=10_000):
+        ra = tok.encode(s["texts"][0], add_special_tokens=False).ids
+        rb = tok.encode(s["texts"][1], add_special_tokens=False).ids
+        first, agree = token_agreement(ra, rb)
+        items.append(PromptQuality(s["prompt_index"], len(ra), len(rb), first, agree))
+    if not items:
+        raise TokcheckError("the two runs have no prompt in common with a kept text")
+    out = summarize(items)
+    out.update({"mode": "runs", "reference": run_a.name, "candidate": run_b.name, "warnings": warnings})
+    return out
+
+
+# ----------------------------------------------------------------------------- live servers
+
+def _tokenize(client, url: str, model: str, text: str) -> list[int]:
+    r = client.post(f"{url}/tokenize", json={"model": model, "prompt": text, "add_special_tokens": False})
+    if r.status_code != 200:
+        raise TokcheckError(f"{url}/tokenize answered HTTP {r.status_code}: give --tokenizer DIR_OR_FILE")
+    return list(r.json()["tokens"])
+
+
+def _ids_from_tokens(tokens: list[str]) -> list[int]:
+    # vLLM's return_tokens_as_token_ids: each token comes back as "token_id:123".
+    try:
+        return [int(t.split("token_id:", 1)[1]) for t in tokens]
+    except (IndexError, ValueError):
+        raise TokcheckError("the server did not return token ids (needs vLLM's "
+                            "return_tokens_as_token_ids)") from None
+
+
+def _greedy(client, url: str, model: str, prompt_ids: list[int], max_tokens: int) -> tuple[list[int], list[float] | None]:
+    body = {"model": model, "prompt": prompt_ids, "max_tokens": max_tokens, "temperature": 0,
+            "logprobs": 1, "return_tokens_as_token_ids": True, "stream": False}
+    r = client.post(f"{url}/v1/completions", json=body)
+    if r.status_code != 200:
+        raise TokcheckError(f"{url}/v1/completions answered HTTP {r.status_code}: {r.text[:200]}")
+    ch = r.json()["choices"][0]
+    lp = ch.get("logprobs") or {}
+    if not lp.get("tokens"):
+        raise TokcheckError(f"{url} returned no logprobs tokens: cannot compare token ids")
+    return _ids_from_tokens(lp["tokens"]), lp.get("token_logprobs")
+
+
+def _score(client, url: str, model: str, prompt_ids: list[int], ref_ids: list[int]) -> list[float] | None:
+    """The candidate's log-probabilities of the reference's tokens (prompt echo), or None."""
+    body = {"model": model, "prompt": prompt_ids + ref_ids, "max_tokens": 1, "temperature": 0,
+            "echo": True, "logprobs": 0, "stream": False}
+    r = client.post(f"{url}/v1/completions", json=body)
+    if r.status_code != 200:
+        return None
+    lp = (r.json()["choices"][0].get("logprobs") or {}).get("token_logprobs")
+    if not lp or len(lp) < len(prompt_ids) + len(ref_ids):
+        return None
+    return lp[len(prompt_ids): len(prompt_ids) + len(ref_ids)]
+
+
+def quality_live(url_a: str, model_a: str, url_b: str, model_b: str, *,
+                 prompts: tuple[str, ...] = DEFAULT_PROMPTS, max_tokens: int = 64,
+                 tokenizer: str | Path | None = None, timeout_s: float = 120.0) -> dict[str, Any]:
+    """Greedy outputs of the same prompts from server A (reference) and B (candidate),
+    compared token by token, with B's log-probabilities of A's tokens where available."""
+    import httpx
+
+    url_a, url_b = url_a.rstrip("/"), url_b.rstrip("/")
+    tok = _load_tokenizer(tokenizer) if tokenizer else None
+    items = []
+    with httpx.Client(timeout=timeout_s, trust_env=False) as client:
+        for i, text in enumerate(prompts):
+            ids = tok.encode(text, add_special_tokens=False).ids if tok else _tokenize(client, url_a, model_a, text)
+            ra, lpa = _greedy(client, url_a, model_a, ids, max_tokens)
+            rb, _ = _greedy(client, url_b, model_b, ids, max_tokens)
+            first, agree = token_agreement(ra, rb)
+            diff = None
+            lpb = _score(client, url_b, model_b, ids, ra) if lpa else None
+            if lpa and lpb and len(lpa) == len(ra):
+                pairs = [(a, b) for a, b in zip(lpa, lpb) if a is not None and b is not None]
+                if pairs:
+                    diff = statistics.fmean(a - b for a, b in pairs)
+            items.append(PromptQuality(i, len(ra), len(rb), first, agree, diff))
+    out = summarize(items)
+    out.update({"mode": "live", "reference": f"{model_a} @ {url_a}", "candidate": f"{model_b} @ {url_b}",
+                "max_tokens": max_tokens, "warnings": []})
+    return out

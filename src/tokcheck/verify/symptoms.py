@@ -1,0 +1,81 @@
+"""The seed's symptom guides (sections 5.1–5.3), triggered by the evidence of a run."""
+
+from __future__ import annotations
+
+import re
+
+from tokcheck.rundir import Run
+from tokcheck.verify.conditions import _stat
+from tokcheck.verify.lookup import _fmt, _tel_find
+from tokcheck.verify.records import Check, Symptom
+
+_OOM_RE = re.compile(r"out of memory|OutOfMemoryError|CUDA error: out of memory|"
+                     r"is less than desired (?:CPU|GPU) memory utilization|"
+                     r"No available memory for the cache blocks|"
+                     r"larger than the maximum number of tokens that can be stored in KV cache",
+                     re.IGNORECASE)
+
+def _symptoms(run: Run, level: dict | None, metric: str | None, ratio: float | None,
+              tolerance: float, checks: list[Check]) -> list[Symptom]:
+    out: list[Symptom] = []
+    log = run.server_log or ""
+    oom = _OOM_RE.search(log)
+    oom_errors = [q for q in run.requests if q.get("error") and _OOM_RE.search(str(q["error"].get("detail", "")))]
+    if oom or oom_errors:
+        ev = [f"server.log: {oom.group(0)!r}"] if oom else []
+        if oom_errors:
+            ev.append(f"{len(oom_errors)} requests failed with out-of-memory errors (requests.jsonl error)")
+        out.append(Symptom("out of memory at start-up or under load", ev, [
+            "look for residual processes holding GPU memory (nvidia-smi) and stop them",
+            "lower --max-model-len step by step (e.g. 32768 → 8192)",
+            "lower --gpu-memory-utilization (0.9 → 0.8) to leave room for the CUDA context",
+            "then a GPU with more memory, or --tensor-parallel-size 2 across two GPUs",
+        ]))
+    if metric in ("generation_tok_s", "e2e_tok_s", "aggregate_throughput") and ratio is not None \
+            and ratio < 1 - tolerance:
+        util = _tel_find(run, level, ("utilization_mean_pct", "mean_utilization_pct"))
+        ev = [f"measured is {ratio:.2f}× the claim"]
+        if util is None:
+            steps = ["no GPU utilization in the record: watch `nvidia-smi` (or run bench with telemetry)",
+                     "low utilization → the client, token counting or request queueing is the bottleneck",
+                     "high utilization → the weights (precision, size) or the engine version set the speed"]
+        elif float(util) < 50:
+            ev.append(f"mean GPU utilization {_fmt(float(util))} % (run.json telemetry): low")
+            steps = ["suspect the client side first: streaming handling, token counting, request queueing",
+                     "check the concurrency reached the server (queue delay, waiting requests)"]
+        else:
+            ev.append(f"mean GPU utilization {_fmt(float(util))} % (run.json telemetry): high")
+            steps = ["the GPU is busy: check the weights' size and precision (`tokcheck inspect`)",
+                     "and the engine version and its settings (speculative decoding, CUDA graphs)"]
+        failing = [c.name for c in checks if c.status == "fail"]
+        if failing:
+            ev.append("checks that found a cause: " + ", ".join(failing))
+        out.append(Symptom("slow generation", ev, steps + [
+            "compare precision, speculative decoding and concurrency with the claim's",
+            "check the GPU is idle and not throttled (power, temperature)",
+        ]))
+    slow_first = False
+    ev = []
+    if metric == "ttft" and ratio is not None and ratio > 1 + tolerance:
+        slow_first = True
+        ev.append(f"measured TTFT is {ratio:.2f}× the claimed one")
+    if level is not None:
+        ttft, e2e = _stat(level, "ttft_ms"), _stat(level, "e2e_latency_ms")
+        if ttft and e2e and ttft.get("median") and e2e.get("median") and ttft["median"] >= 0.25 * e2e["median"]:
+            slow_first = True
+            ev.append(f"median TTFT {_fmt(ttft['median'])} ms is {ttft['median'] / e2e['median']:.0%} "
+                      f"of median E2E latency {_fmt(e2e['median'])} ms")
+    if slow_first:
+        wl = run.run.get("workload") or {}
+        if wl.get("input_len"):
+            ev.append(f"prompt length {wl['input_len']} tokens (prefill work grows with it)")
+        qd = _stat(level or {}, "queue_delay_ms")
+        if qd and qd.get("median"):
+            ev.append(f"median queue delay {_fmt(qd['median'])} ms")
+        out.append(Symptom("slow first token", ev, [
+            "a long prompt makes prefill long: try a shorter input to see",
+            "queueing: requests wait behind long ones — check queue delay and waiting requests",
+            "no prefix cache: repeated prefixes are prefilled again — enable prefix caching",
+            "a large max_model_len reserves memory and can slow start-up and scheduling",
+        ]))
+    return out

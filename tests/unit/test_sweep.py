@@ -1,0 +1,53 @@
+"""sweep (R5): cells and swings over 30 % from run directories with known values."""
+
+from __future__ import annotations
+
+import pytest
+
+from rundirs import write_run_dir
+from tokcheck.rundir import load_run
+from tokcheck.sweep import find_swings, sweep_cells, sweep_markdown, sweep_result
+
+
+@pytest.fixture
+def runs(tmp_path):
+    # max_model_len 2048: TTFT 10 → 12 ms from c=1 to c=4 (+20 %, no swing); generation
+    # 300 → 250 (−17 %); aggregate 290 → 900 (+210 %, a swing).
+    # max_model_len 8192: TTFT 10 → 20 ms at c=4 vs 2048 (+67 %, a swing); generation at c=4
+    # 250 → 150 (−40 %, a swing).
+    a = write_run_dir(tmp_path / "mml-2048", levels={1: {"ttft_ms": 10, "gen_tok_s": 300, "agg_tok_s": 290},
+                                                     4: {"ttft_ms": 12, "gen_tok_s": 250, "agg_tok_s": 900}})
+    b = write_run_dir(tmp_path / "mml-8192", levels={1: {"ttft_ms": 10, "gen_tok_s": 280, "agg_tok_s": 270},
+                                                     4: {"ttft_ms": 20, "gen_tok_s": 150, "agg_tok_s": 560}})
+    return {2048: load_run(a), 8192: load_run(b)}
+
+
+def test_cells(runs):
+    cells = sweep_cells(runs)
+    assert [(c.max_model_len, c.concurrency) for c in cells] == [(2048, 1), (2048, 4), (8192, 1), (8192, 4)]
+    assert cells[1].ttft_ms == pytest.approx(12.0)
+    assert cells[1].generation_tok_s == pytest.approx(250.0, rel=1e-3)
+    assert cells[1].aggregate_tok_s == 900
+
+
+def test_swings_over_thirty_percent(runs):
+    sw = find_swings(sweep_cells(runs))
+    got = {(s.metric, s.axis, tuple(s.held.items()), s.from_setting, s.to_setting): round(s.change, 2) for s in sw}
+    assert got[("ttft_ms", "max_model_len", (("concurrency", 4),), 2048, 8192)] == pytest.approx(0.67, abs=0.01)
+    assert got[("generation_tok_s", "max_model_len", (("concurrency", 4),), 2048, 8192)] == pytest.approx(-0.40, abs=0.01)
+    assert got[("aggregate_tok_s", "concurrency", (("max_model_len", 2048),), 1, 4)] == pytest.approx(2.10, abs=0.01)
+    assert got[("generation_tok_s", "concurrency", (("max_model_len", 8192),), 1, 4)] == pytest.approx(-0.46, abs=0.01)
+    # under the threshold: not marked
+    assert ("ttft_ms", "concurrency", (("max_model_len", 2048),), 1, 4) not in got        # +20 %
+    assert ("generation_tok_s", "max_model_len", (("concurrency", 1),), 2048, 8192) not in got  # −7 %
+    assert find_swings(sweep_cells(runs), threshold=5.0) == []
+
+
+def test_markdown_marks(runs):
+    cells = sweep_cells(runs)
+    md = sweep_markdown(cells, find_swings(cells))
+    row = [line for line in md.splitlines() if line.startswith("| 8192 | 4 |")][0]
+    assert "20.0 ⚠ +67% vs max_model_len 2048" in row
+    assert "150.0 ⚠ -40% vs max_model_len 2048 ⚠ -46% vs concurrency 1" in row
+    d = sweep_result(runs)
+    assert d["threshold"] == 0.3 and len(d["cells"]) == 4 and len(d["swings"]) == len(find_swings(cells))
