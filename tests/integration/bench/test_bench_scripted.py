@@ -168,7 +168,8 @@ def test_open_loop_overload_shows_queue_delay(server, tiny_tokenizer, tmp_path):
     assert lv.queue_delay_ms.p90 > 300
     for r in recs:
         assert r.ttft_from_due_ms == pytest.approx(r.ttft_ms + r.queue_delay_ms)
-        assert r.ttft_ms < 50 + 30  # the server itself stays prompt; the backlog is client-side
+    # TTFT from the send stays near the server's 50 ms: the backlog is reported as queue delay
+    assert statistics.median(r.ttft_ms for r in recs) < 50 + 30 < statistics.median(r.ttft_from_due_ms for r in recs)
 
 
 def test_unsupported_forcing_parameters_fall_back_and_say_so(server, tiny_tokenizer, tmp_path):
