@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-SERVER = Path(__file__).resolve().parents[2] / "scripted_server.py"
+SERVER = Path(__file__).resolve().parents[1] / "scripted_server.py"
 
 
 class ScriptedServer:
