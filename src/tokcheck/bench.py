@@ -35,6 +35,10 @@ from tokcheck.summarize import summarize_level
 from tokcheck.tokens import TokenizerInfo, load_tokenizer
 
 
+# GIL switch interval while levels run (see run_bench); CPython's default is 5 ms.
+HOT_SWITCH_INTERVAL_S = 0.0005
+
+
 class BenchConfig(BaseModel):
     """What to measure and how. ``api_key`` is sent as a bearer token and never written."""
 
@@ -285,6 +289,11 @@ def run_bench(
             levels, never while requests stream.
         progress: called on the event loop after each finished request (keep it cheap).
 
+    Requests are measured in a worker process started with multiprocessing ``spawn``: a script
+    that calls this function needs an ``if __name__ == "__main__":`` guard. While levels run,
+    the GIL switch interval is lowered to 0.5 ms (threads of hooks cannot hold the event loop
+    off for longer) and restored afterwards.
+
     Returns:
         The :class:`~tokcheck.record.Summary` (also written as ``summary.json``).
 
@@ -335,6 +344,12 @@ def run_bench(
             return [r for r in read_requests(run_dir.path) if r.level == label]
 
         label, lv = None, None
+        # Hooks may run threads in this process while requests stream (the /metrics scraper
+        # parses ~50 kB of Prometheus text in ~10 ms of pure Python each second). A thread that
+        # holds the GIL delays the event loop's stamps by up to the switch interval (5 ms by
+        # default); 0.5 ms bounds that delay and costs nothing when no thread competes.
+        switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(switch_interval, HOT_SWITCH_INTERVAL_S))
         try:
             for lv in levels:
                 label = lv["label"]
@@ -385,6 +400,7 @@ def run_bench(
             run_dir.write_run(run)
             raise
         finally:
+            sys.setswitchinterval(switch_interval)
             worker.close()
             run_dir.close()
         if worker.errors:
