@@ -35,7 +35,9 @@ class Run:
 
     @property
     def name(self) -> str:
-        return self.run.get("run_id") or self.path.name
+        """The directory's name (``mml-2048``, ``bf16``): what a person chose and reads; the
+        random ``run_id`` stays in the conditions table."""
+        return self.path.resolve().name or str(self.run.get("run_id"))
 
     @property
     def levels(self) -> list[dict[str, Any]]:

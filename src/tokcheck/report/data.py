@@ -134,7 +134,7 @@ def conditions_table(run: Run) -> list[tuple[str, str]]:
             rows.append((name, str(value)))
 
     ep = r.get("endpoint") or {}
-    add("run", run.name)
+    add("run", f"{run.name} (run id {r.get('run_id')})")
     add("created", r.get("created_at"))
     add("tokcheck", f"{r.get('tokcheck_version')} (schema {r.get('schema_version')})")
     add("endpoint", f"{ep.get('url')} ({ep.get('api')})")

@@ -47,21 +47,26 @@ def throughput_vs_concurrency(runs: list[Run]) -> tuple[str, bytes] | None:
         return None
     plt, fig, ax = _figure()
     ax2 = ax.twinx()
-    for r in runs:
+    for i, r in enumerate(runs):
         lvs = sorted((lv for lv in r.levels if lv.get("concurrency") is not None),
                      key=lambda lv: lv["concurrency"])
         xs = [lv["concurrency"] for lv in lvs]
         agg = [_median(lv, "output_throughput_tok_s") for lv in lvs]
         gen = [_median(lv, "generation_tok_s") for lv in lvs]
         tag = f" ({r.name})" if len(runs) > 1 else ""
-        ax.plot(xs, [a if a is not None else float("nan") for a in agg], "o-",
+        # one colour per run: solid = aggregate (left axis), dashed = per request (right axis)
+        c_agg, c_gen = (f"C{i}", f"C{i}") if len(runs) > 1 else ("tab:blue", "tab:orange")
+        ax.plot(xs, [a if a is not None else float("nan") for a in agg], "o-", color=c_agg,
                 label=f"aggregate output tok/s{tag}")
-        ax2.plot(xs, [g if g is not None else float("nan") for g in gen], "s--",
-                 label=f"generation tok/s per request{tag}", color="tab:orange")
+        ax2.plot(xs, [g if g is not None else float("nan") for g in gen], "s--", color=c_gen,
+                 label=f"generation tok/s per request{tag}")
     ax.set_xlabel("concurrency")
     ax.set_ylabel("aggregate output throughput (tok/s)")
     ax2.set_ylabel("generation tok/s per request")
     ax.set_xscale("log", base=2)
+    ticks = sorted({lv["concurrency"] for r in runs for lv in r.levels if lv.get("concurrency") is not None})
+    ax.set_xticks(ticks, [str(t) for t in ticks])
+    ax.minorticks_off()
     ax.set_ylim(bottom=0)
     ax2.set_ylim(bottom=0)
     h1, l1 = ax.get_legend_handles_labels()
