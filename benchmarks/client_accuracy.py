@@ -57,6 +57,7 @@ def server_truth(stats: list[dict], ids: set[str] | None, last_n: int | None) ->
 
 def run_tokcheck(url: str, tok: Path, c: int, n: int, a: argparse.Namespace, work: Path) -> dict:
     out = work / f"tokcheck-c{c}"
+    work.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "tokcheck", "bench", "--url", url, "--model", "scripted", "--tokenizer", str(tok),
            "--input-len", str(a.input_len), "--output-len", str(a.output_len), "--concurrency", str(c),
            "--rounds", "1", "--warmup", "0", "--requests-per-round", str(n), "--out", str(out), "--json"]
@@ -107,7 +108,8 @@ def main() -> None:
     ap.add_argument("--output-len", type=int, default=256)
     ap.add_argument("--ttft-ms", type=float, default=50.0)
     ap.add_argument("--itl-ms", type=float, default=5.0)
-    ap.add_argument("--waves", type=int, default=3, help="requests per level = waves × concurrency (≥ 16)")
+    ap.add_argument("--waves", type=int, default=3, help="requests per level = waves × concurrency (≥ 32)")
+    ap.add_argument("--repeat", type=int, default=3, help="repeat every level this many times (medians reported)")
     ap.add_argument("--vllm-python", type=Path, default=VLLM_PY)
     ap.add_argument("--skip-vllm", action="store_true")
     ap.add_argument("--json-out", type=Path, default=None)
@@ -122,38 +124,35 @@ def main() -> None:
     per_request_ms = a.ttft_ms + (a.output_len - 1) * a.itl_ms
     rows = []
     try:
-        for c in [int(x) for x in a.levels.split(",")]:
-            n = max(16, a.waves * c)
-            ideal = c * a.output_len / (per_request_ms / 1000)
-            row = {"concurrency": c, "requests": n, "ideal_output_tok_s": ideal,
-                   "load_avg_1m": os.getloadavg()[0]}
-            ctl.post("/_reset")
-            tc = run_tokcheck(url, tok, c, n, a, work)
-            recs = tc.pop("records")
-            stats = ctl.get("/_stats").json()
-            truth = server_truth(stats, {r["response_id"] for r in recs}, None)
-            row["tokcheck"] = {**tc, "server": truth, "ttft_parts": where_time_goes(recs, stats)}
-            if not a.skip_vllm:
-                ctl.post("/_reset")
-                vl = run_vllm(url, tok, c, n, a, work)
-                row["vllm"] = {**vl, "server": server_truth(ctl.get("/_stats").json(), None, n)}
-            rows.append(row)
-            for name in ("tokcheck", "vllm"):
-                if name in row:
-                    r = row[name]
-                    print(f"c={c:<4} {name:<8} TTFT {r['ttft_ms_median']:8.2f} ms "
-                          f"(err {r['ttft_ms_median'] - a.ttft_ms:+7.2f}; server's own {r['server']['ttft_ms_median']:.2f}) "
-                          f"out {r['output_tok_s']:9.1f} tok/s (err {100 * (r['output_tok_s'] / ideal - 1):+6.2f} %; "
-                          f"server window {r['server']['output_tok_s']:9.1f}, client vs it "
-                          f"{100 * (r['output_tok_s'] / r['server']['output_tok_s'] - 1):+5.2f} %) "
-                          f"ok {r['ok']} failed {r['failed']}", flush=True)
-            if "ttft_parts" in row["tokcheck"]:
-                print("       tokcheck TTFT parts (median ms): " + ", ".join(
-                    f"{k} {v:.3f}" for k, v in row["tokcheck"]["ttft_parts"].items()), flush=True)
+        for rep in range(a.repeat):
+            for c in [int(x) for x in a.levels.split(",")]:
+                n = max(32, a.waves * c)
+                ideal = c * a.output_len / (per_request_ms / 1000)
+                row = {"repeat": rep, "concurrency": c, "requests": n, "ideal_output_tok_s": ideal,
+                       "load_avg_1m": os.getloadavg()[0]}
+                # alternate which client goes first, so drifting machine load hits both alike
+                order = ["tokcheck", "vllm"] if rep % 2 == 0 else ["vllm", "tokcheck"]
+                for name in order:
+                    if name == "vllm" and a.skip_vllm:
+                        continue
+                    ctl.post("/_reset")
+                    if name == "tokcheck":
+                        tc = run_tokcheck(url, tok, c, n, a, work / f"r{rep}")
+                        recs = tc.pop("records")
+                        stats = ctl.get("/_stats").json()
+                        truth = server_truth(stats, {r["response_id"] for r in recs}, None)
+                        row["tokcheck"] = {**tc, "server": truth, "ttft_parts": where_time_goes(recs, stats)}
+                    else:
+                        vl = run_vllm(url, tok, c, n, a, work)
+                        row["vllm"] = {**vl, "server": server_truth(ctl.get("/_stats").json(), None, n)}
+                rows.append(row)
+                report(row, a.ttft_ms)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
         shutil.rmtree(work, ignore_errors=True)
+    print()
+    print(markdown_table(rows, a.ttft_ms))
     if a.json_out:
         for row in rows:
             for name in ("tokcheck", "vllm"):
@@ -162,6 +161,53 @@ def main() -> None:
         a.json_out.write_text(json.dumps({"truth": {"ttft_ms": a.ttft_ms, "itl_ms": a.itl_ms,
                                                     "output_len": a.output_len, "input_len": a.input_len},
                                           "rows": rows}, indent=2))
+
+
+def errors(row: dict, name: str, ttft_ms: float) -> tuple[float, float, float]:
+    """(TTFT error ms, throughput error % vs the script, throughput error % vs the server's window)."""
+    r = row[name]
+    return (r["ttft_ms_median"] - ttft_ms, 100 * (r["output_tok_s"] / row["ideal_output_tok_s"] - 1),
+            100 * (r["output_tok_s"] / r["server"]["output_tok_s"] - 1))
+
+
+def report(row: dict, ttft_ms: float) -> None:
+    c = row["concurrency"]
+    for name in ("tokcheck", "vllm"):
+        if name in row:
+            r = row[name]
+            e_ttft, e_thr, e_srv = errors(row, name, ttft_ms)
+            print(f"c={c:<4} {name:<8} TTFT {r['ttft_ms_median']:8.2f} ms (err {e_ttft:+7.2f}; server's own "
+                  f"{r['server']['ttft_ms_median']:.2f}) out {r['output_tok_s']:9.1f} tok/s (err {e_thr:+6.2f} %; "
+                  f"server window {r['server']['output_tok_s']:9.1f}, client vs it {e_srv:+5.2f} %) "
+                  f"ok {r['ok']} failed {r['failed']}  load {row['load_avg_1m']:.1f}", flush=True)
+    if "ttft_parts" in row.get("tokcheck", {}):
+        print("       tokcheck TTFT parts (median ms): " + ", ".join(
+            f"{k} {v:.3f}" for k, v in row["tokcheck"]["ttft_parts"].items()), flush=True)
+
+
+def markdown_table(rows: list[dict], ttft_ms: float) -> str:
+    """Median over repeats, per level: TTFT error (ms) and throughput error (%) of each client."""
+    out = ["| concurrency | tokcheck TTFT err ms | vllm TTFT err ms | tokcheck / vllm | tokcheck tok/s err % "
+           "(vs server window) | vllm tok/s err % (vs server window) | server's own TTFT ms | "
+           "tokcheck: send→server read / server write→client stamp ms |",
+           "|---|---|---|---|---|---|---|---|"]
+    for c in sorted({r["concurrency"] for r in rows}):
+        mine = [r for r in rows if r["concurrency"] == c]
+
+        def med(name: str, i: int) -> float | None:
+            vals = [errors(r, name, ttft_ms)[i] for r in mine if name in r]
+            return statistics.median(vals) if vals else None
+
+        t, v = med("tokcheck", 0), med("vllm", 0)
+        parts = [r["tokcheck"]["ttft_parts"] for r in mine]
+        send = statistics.median(p["send_to_server_read_ms"] for p in parts)
+        stamp = statistics.median(p["server_write_to_client_stamp_ms"] for p in parts)
+        srv = statistics.median(r["tokcheck"]["server"]["ttft_ms_median"] for r in mine)
+        fmt = lambda x, d=2: "n/a" if x is None else f"{x:+.{d}f}"  # noqa: E731
+        ratio = "n/a" if v in (None, 0) else f"{t / v:.2f}"
+        out.append(f"| {c} | {fmt(t)} | {fmt(v)} | {ratio} | {fmt(med('tokcheck', 1))} ({fmt(med('tokcheck', 2))}) | "
+                   f"{fmt(med('vllm', 1))} ({fmt(med('vllm', 2))}) | {srv:.2f} | {send:.2f} / {stamp:.3f} |")
+    return "\n".join(out)
 
 
 if __name__ == "__main__":

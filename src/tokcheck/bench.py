@@ -35,6 +35,10 @@ from tokcheck.summarize import summarize_level
 from tokcheck.tokens import TokenizerInfo, load_tokenizer
 
 
+# GIL switch interval while levels run (see run_bench); CPython's default is 5 ms.
+HOT_SWITCH_INTERVAL_S = 0.0005
+
+
 class BenchConfig(BaseModel):
     """What to measure and how. ``api_key`` is sent as a bearer token and never written."""
 
@@ -199,6 +203,68 @@ def _probe(runner: asyncio.Runner, config: BenchConfig, target: Target, tok: Tok
     raise TokcheckError(f"the server rejected every request form: {rejected[-1] if rejected else '?'}")
 
 
+def _conditions(config: BenchConfig, tok: TokenizerInfo, server: dict, probe: dict, prompts: list[str],
+                tokenize_count: int | None, levels: list[dict], event_loop: str) -> dict[str, Any]:
+    """run.json: every condition the client can know (CONTRACT.md K2; never the API key)."""
+    clock = {"perf_counter_ns_at_start": time.perf_counter_ns(), "unix_ns_at_start": time.time_ns()}
+    return {
+        "tokcheck_version": __version__,
+        "schema_version": SCHEMA_VERSION,
+        "run_id": uuid.uuid4().hex[:12],
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "clock": clock,
+        "endpoint": {"url": config.url, "api": config.api, "model": config.model},
+        "server": server if (server["version"] or server["models"]) else None,
+        "tokenizer": tok.identity(),
+        "workload": {
+            "input_len": config.input_len,
+            "output_len": config.output_len,
+            "prompts_sha256": prompts_sha256(prompts),
+            "prompts": len(prompts),
+            "output_forcing": probe["output_forcing"],
+            "output_forcing_rejected": probe["rejected"],
+            "temperature": config.temperature,
+            "seed": config.seed,
+            "prompt_tokens_check": {
+                "tokenizer": config.input_len,
+                "server_usage": probe["prompt_tokens_usage"],
+                "server_tokenize": tokenize_count,
+            },
+        },
+        "load": {
+            "mode": config.mode,
+            "concurrency": config.concurrency if config.mode == "closed" else None,
+            "max_in_flight": config.max_in_flight if config.mode == "open" else None,
+            "request_rate": config.request_rate,
+            "rounds": config.rounds,
+            "warmup": config.warmup,
+            "requests_per_round": [config.per_round(lv) for lv in levels],
+        },
+        "stream_options": {"include_usage": True} if probe["include_usage"] else None,
+        "timeout_s": config.timeout_s,
+        "client": {
+            "host": socket.gethostname(),
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "http": "tokcheck raw asyncio HTTP/1.1, one connection per request",
+            "event_loop": event_loop,
+            "pid": os.getpid(),
+        },
+    }
+
+
+def _call_hooks(hooks: list, name: str, *args) -> dict[str, Any]:
+    """Call ``name`` on every hook that has it; merge the dicts they return."""
+    merged: dict[str, Any] = {}
+    for h in hooks:
+        method = getattr(h, name, None)
+        if method is not None:
+            got = method(*args)
+            if isinstance(got, dict):
+                merged.update(got)
+    return merged
+
+
 def _default_out(config: BenchConfig) -> Path:
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in config.model)[:60]
@@ -223,6 +289,11 @@ def run_bench(
             levels, never while requests stream.
         progress: called on the event loop after each finished request (keep it cheap).
 
+    Requests are measured in a worker process started with multiprocessing ``spawn``: a script
+    that calls this function needs an ``if __name__ == "__main__":`` guard. While levels run,
+    the GIL switch interval is lowered to 0.5 ms (threads of hooks cannot hold the event loop
+    off for longer) and restored afterwards.
+
     Returns:
         The :class:`~tokcheck.record.Summary` (also written as ``summary.json``).
 
@@ -243,58 +314,13 @@ def run_bench(
     try:
         probe = _probe(runner, config, target, tok, prompts[-1])
         run_dir = RunDirectory(config.out or _default_out(config))
-        clock = {"perf_counter_ns_at_start": time.perf_counter_ns(), "unix_ns_at_start": time.time_ns()}
-        run: dict[str, Any] = {
-            "tokcheck_version": __version__,
-            "schema_version": SCHEMA_VERSION,
-            "run_id": uuid.uuid4().hex[:12],
-            "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "clock": clock,
-            "endpoint": {"url": config.url, "api": config.api, "model": config.model},
-            "server": server if (server["version"] or server["models"]) else None,
-            "tokenizer": tok.identity(),
-            "workload": {
-                "input_len": config.input_len,
-                "output_len": config.output_len,
-                "prompts_sha256": prompts_sha256(prompts),
-                "prompts": len(prompts),
-                "output_forcing": probe["output_forcing"],
-                "output_forcing_rejected": probe["rejected"],
-                "temperature": config.temperature,
-                "seed": config.seed,
-                "prompt_tokens_check": {
-                    "tokenizer": config.input_len,
-                    "server_usage": probe["prompt_tokens_usage"],
-                    "server_tokenize": tokenize_count,
-                },
-            },
-            "load": {
-                "mode": config.mode,
-                "concurrency": config.concurrency if config.mode == "closed" else None,
-                "max_in_flight": config.max_in_flight if config.mode == "open" else None,
-                "request_rate": config.request_rate,
-                "rounds": config.rounds,
-                "warmup": config.warmup,
-                "requests_per_round": [config.per_round(lv) for lv in levels],
-            },
-            "stream_options": {"include_usage": True} if probe["include_usage"] else None,
-            "timeout_s": config.timeout_s,
-            "client": {
-                "host": socket.gethostname(),
-                "python": sys.version.split()[0],
-                "platform": platform.platform(),
-                "http": "tokcheck raw asyncio HTTP/1.1, one connection per request",
-                "event_loop": type(runner.get_loop()).__module__,
-                "pid": os.getpid(),
-            },
-        }
+        run = _conditions(config, tok, server, probe, prompts, tokenize_count, levels,
+                          type(runner.get_loop()).__module__)
         run.update(conditions_extra or {})
         run_dir.write_run(run)
         summary = Summary(run_id=run["run_id"], run_dir=str(run_dir.path), levels=[])
         worker = MeasureWorker(run_dir.requests_path, config.tokenizer)
-        for h in hooks:
-            if hasattr(h, "on_run_start"):
-                h.on_run_start(run_dir.path)
+        _call_hooks(hooks, "on_run_start", run_dir.path)
         key = config.api_key.get_secret_value() if config.api_key else None
         next_prompt = 0
 
@@ -318,12 +344,16 @@ def run_bench(
             return [r for r in read_requests(run_dir.path) if r.level == label]
 
         label, lv = None, None
+        # Hooks may run threads in this process while requests stream (the /metrics scraper
+        # parses ~50 kB of Prometheus text in ~10 ms of pure Python each second). A thread that
+        # holds the GIL delays the event loop's stamps by up to the switch interval (5 ms by
+        # default); 0.5 ms bounds that delay and costs nothing when no thread competes.
+        switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(switch_interval, HOT_SWITCH_INTERVAL_S))
         try:
             for lv in levels:
                 label = lv["label"]
-                for h in hooks:
-                    if hasattr(h, "before_level"):
-                        h.before_level(label)
+                _call_hooks(hooks, "before_level", label)
                 n_round = config.per_round(lv)
                 planned_total = config.warmup + config.rounds * n_round
 
@@ -353,13 +383,7 @@ def run_bench(
                         runner.run(run_closed(target, batch, lv["concurrency"], config.timeout_s, on_exchange))
                 level_summary = summarize_level(level_records(label), label=label, concurrency=lv["concurrency"],
                                                 request_rate=lv["request_rate"])
-                tele: dict[str, Any] = {}
-                for h in hooks:
-                    if hasattr(h, "after_level"):
-                        got = h.after_level(label)
-                        if got:
-                            tele.update(got)
-                level_summary.telemetry = tele or None
+                level_summary.telemetry = _call_hooks(hooks, "after_level", label) or None
                 summary.levels.append(level_summary)
                 run_dir.write_summary(summary)
         except KeyboardInterrupt:
@@ -376,16 +400,12 @@ def run_bench(
             run_dir.write_run(run)
             raise
         finally:
+            sys.setswitchinterval(switch_interval)
             worker.close()
             run_dir.close()
         if worker.errors:
             run["measurement_errors"] = worker.errors[:20]
-        tele_run: dict[str, Any] = {}
-        for h in hooks:
-            if hasattr(h, "on_run_end"):
-                got = h.on_run_end()
-                if got:
-                    tele_run.update(got)
+        tele_run = _call_hooks(hooks, "on_run_end")
         if tele_run:
             run["telemetry"] = tele_run
         run["finished_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

@@ -3,9 +3,12 @@ only the CLI prints them."""
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+
+from tokcheck.units import sig3
 
 
 def gb(x: float | None) -> str:
@@ -13,7 +16,16 @@ def gb(x: float | None) -> str:
 
 
 def tok_s(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:,.0f} tok/s"
+    """A bound in tok/s to 3 significant digits (27.5 tok/s, 181 tok/s, 1,160 tok/s)."""
+    return "n/a" if x is None else f"{sig3(x)} tok/s"
+
+
+def _num(x: float | None) -> str:
+    return "n/a" if x is None else sig3(x)
+
+
+def _gb_num(x: float | None) -> str:
+    return "n/a" if x is None else f"{x / 1e9:,.1f}"
 
 
 _VERDICT_STYLE = {"plausible": "bold green", "needs_explanation": "bold yellow", "implausible": "bold red",
@@ -35,7 +47,7 @@ def bound_table(bound: dict, memory: dict | None, title: str = "Bound (B1) and m
         dev = f"{tp}× {bound['gpu']}" if tp > 1 else bound["gpu"]
         t.add_row("device", f"{dev}, peak {bound['bandwidth_bytes_per_s'] / 1e12:g} TB/s per GPU")
         t.add_row("hard bound", f"{tok_s(bound['hard_tok_s'])}  (peak bandwidth / bytes per token)")
-        t.add_row("realistic bound", f"{tok_s(bound['realistic_tok_s'])}  ({bound['achievable_fraction']:.0%} of peak: "
+        t.add_row("realistic bound", f"{tok_s(bound['realistic_tok_s'])}  ({bound['achievable_fraction']:.0%} of peak — "
                   f"{bound['achievable_source']})")
         if bound.get("tokens_per_step", 1) > 1:
             t.add_row("spec. decoding", f"{bound['tokens_per_step']:.2f} tokens per step")
@@ -57,22 +69,46 @@ def bound_table(bound: dict, memory: dict | None, title: str = "Bound (B1) and m
             t.add_row("max sequences", f"{memory['max_concurrent_seqs']} of {memory['max_model_len']:,} tokens")
             t.add_row("min tensor parallel", str(memory["min_tensor_parallel"] or "more than 64 GPUs"))
             if memory.get("max_seqs_by_max_model_len"):
-                t.add_row("max_model_len →", ", ".join(f"{int(k):,}: {v} seqs"
-                                                       for k, v in memory["max_seqs_by_max_model_len"].items()))
+                t.add_row("seqs by max_model_len", ", ".join(
+                    f"{int(k):,} → {v}" for k, v in memory["max_seqs_by_max_model_len"].items()))
     for note in bound.get("notes", []):
         t.add_row("note", note)
     return t
 
 
-def options_table(options: list[dict]) -> Table:
-    t = Table(title="Precision options (B4)", title_justify="left")
-    for col in ("precision", "weights", "bytes/token", "hard", "realistic", "fits", "min TP", "what it risks"):
-        t.add_column(col)
+def options_table(options: list[dict]) -> Group:
+    """B4: one row per precision with units in the headers, short enough for an 80-column terminal;
+    what each precision risks follows as a list under the table (a table cell would wrap it word by
+    word)."""
+    t = Table(title="Precision options (B4)", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+              show_edge=False)
+    t.add_column("precision", no_wrap=True)
+    for head in ("weights\nGB", "per token\nGB", "hard\ntok/s", "realistic\ntok/s"):
+        t.add_column(head, justify="right", no_wrap=True)
+    t.add_column("fits", no_wrap=True)
+    t.add_column("min\nTP", justify="right", no_wrap=True)
+    risks = []
     for o in options:
         fits = "n/a" if o["fits"] is None else ("yes" if o["fits"] else "no")
-        t.add_row(o["precision"], gb(o["weights_bytes"]), gb(o["bytes_per_token"]), tok_s(o["hard_tok_s"]),
-                  tok_s(o["realistic_tok_s"]), fits, str(o["min_tensor_parallel"] or "n/a"), o["risk"])
-    return t
+        t.add_row(o["precision"], _gb_num(o["weights_bytes"]), _gb_num(o["bytes_per_token"]),
+                  _num(o["hard_tok_s"]), _num(o["realistic_tok_s"]), fits, str(o["min_tensor_parallel"] or "n/a"))
+        if o.get("risk"):
+            risks.append((o["precision"], o["risk"]))
+    parts: list = [t]
+    if risks:
+        parts.append(Text("What each precision risks:"))
+        parts.append(_bullets([f"{p}: {r}" for p, r in risks]))
+    return Group(*parts)
+
+
+def _bullets(lines: list[str], mark: str = "•", style: str = "") -> Table:
+    """A list whose wrapped lines hang under the text, not under the bullet."""
+    g = Table.grid(padding=(0, 1, 0, 0))
+    g.add_column(no_wrap=True, style=style)
+    g.add_column(style=style)
+    for line in lines:
+        g.add_row(f"  {mark}", line)
+    return g
 
 
 def claim_report(data: dict) -> Group:
@@ -122,8 +158,8 @@ def claim_report(data: dict) -> Group:
     if data.get("precision_options"):
         parts.append(options_table(data["precision_options"]))
     parts.append(Text.assemble(("Verdict (B2): ", "bold"), (data["verdict"], _VERDICT_STYLE.get(data["verdict"], "bold"))))
-    for e in data["explanations"]:
-        parts.append(Text(f"  • {e}"))
-    for n_ in data.get("notes", []):
-        parts.append(Text(f"  note: {n_}", style="dim"))
+    if data["explanations"]:
+        parts.append(_bullets(data["explanations"]))
+    if data.get("notes"):
+        parts.append(_bullets(data["notes"], mark="note:", style="dim"))
     return Group(*parts)

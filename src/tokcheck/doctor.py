@@ -241,10 +241,14 @@ def _num(n: float | None) -> str:
     return "n/a" if n is None else f"{n:,.0f}"
 
 
+# The evidence of every item that needs the model directory when there is none.
+NO_MODEL = "no --model given"
+
+
 def _check_disk(i: ChecklistInputs) -> CheckItem:
     title = "disk space for the weights"
     if i.model_dir is None:
-        return CheckItem("disk_space", title, UNKNOWN, "no model directory given (--model)")
+        return CheckItem("disk_space", title, UNKNOWN, NO_MODEL)
     expected = (i.budget or {}).get("weights_bytes")
     on_disk = i.weights_bytes_on_disk or 0
     free = i.disk_free_bytes
@@ -270,7 +274,8 @@ def _check_fit(i: ChecklistInputs) -> CheckItem:
     title = "weights + KV cache + overhead fit"
     b = i.budget
     if b is None:
-        return CheckItem("memory_fit", title, UNKNOWN, i.budget_reason or "no memory budget")
+        why = NO_MODEL if i.model_dir is None else i.budget_reason or "no memory budget"
+        return CheckItem("memory_fit", title, UNKNOWN, why)
     extra = ""
     if b.get("max_concurrent_seqs") is not None:
         extra += f"; {b['max_concurrent_seqs']} sequences of max_model_len fit"
@@ -300,7 +305,8 @@ def _check_precision(i: ChecklistInputs) -> CheckItem:
     title = "only unquantized weights in the directory"
     p = i.precision
     if p is None:
-        return CheckItem("unquantized", title, UNKNOWN, i.precision_reason or "no model directory")
+        why = NO_MODEL if i.model_dir is None else i.precision_reason or "weights audit gave no result"
+        return CheckItem("unquantized", title, UNKNOWN, why)
     reasons = "; ".join(p.get("reasons") or []) or "no reasons given"
     full = p.get("full_precision")
     status = UNKNOWN if full is None else PASS if full else FAIL
@@ -309,7 +315,10 @@ def _check_precision(i: ChecklistInputs) -> CheckItem:
 
 def _check_dtype(i: ChecklistInputs) -> CheckItem:
     title = "dtype explicit"
-    cfg = f"config.json says {i.config_dtype}" if i.config_dtype else "config.json has no dtype"
+    if i.model_dir is None:
+        cfg = NO_MODEL + " to compare with"
+    else:
+        cfg = f"config.json says {i.config_dtype}" if i.config_dtype else "config.json has no dtype"
     if i.dtype is None:
         return CheckItem("dtype", title, UNKNOWN, f"not given (--dtype); {cfg}")
     d = _DTYPE_ALIASES.get(i.dtype.lower())
@@ -375,7 +384,7 @@ def _check_gmu(i: ChecklistInputs) -> CheckItem:
 def _check_tokenizer(i: ChecklistInputs) -> CheckItem:
     title = "tokenizer present"
     if i.model_dir is None:
-        return CheckItem("tokenizer", title, UNKNOWN, "no model directory given (--model)")
+        return CheckItem("tokenizer", title, UNKNOWN, NO_MODEL)
     if i.tokenizer_files:
         return CheckItem("tokenizer", title, PASS, ", ".join(i.tokenizer_files))
     return CheckItem("tokenizer", title, FAIL,
@@ -509,8 +518,8 @@ def gather_checklist_inputs(environment: dict[str, Any], *, model_dir: str | Pat
         output_len=output_len, rounds=rounds,
     )
     if model_dir is None:
-        inputs.budget_reason = "no model directory given (--model)"
-        inputs.precision_reason = "no model directory given (--model)"
+        inputs.budget_reason = NO_MODEL
+        inputs.precision_reason = NO_MODEL
         return inputs
     path = Path(model_dir)
     if not path.is_dir():

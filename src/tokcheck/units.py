@@ -46,16 +46,56 @@ def parse_bandwidth(text: str) -> float:
     return value
 
 
-def parse_count(text: str, what: str) -> int:
+def parse_count(text: str, what: str, unit: str = "tokens", *, allow_zero: bool = False) -> int:
     """``"8k"`` → 8192 for lengths (binary k, as max_model_len is usually written); ``"32"`` → 32.
 
+    ``what`` names the option (``--context``) and ``unit`` what it counts (tokens, requests, GPUs),
+    both for the error message. ``allow_zero`` accepts 0 (e.g. no tokens in the KV cache).
+
     Raises:
-        TokcheckError: unparseable or not positive.
+        TokcheckError: unparseable, fractional, negative, or zero (unless ``allow_zero``).
     """
+    if allow_zero:
+        rule = f"{what} must be a whole number of {unit}, 0 or more"
+    else:
+        rule = f"{what} must be a positive whole number of {unit}"
+    example = " (e.g. 8192 or 8k)" if unit == "tokens" else ""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kK])?\s*", str(text))
     if not m:
-        raise TokcheckError(f"{what} must be a whole number (e.g. 8192 or 8k), got {text!r}")
+        raise TokcheckError(f"{rule}{example}, got {text!r}")
     value = float(m.group(1)) * (1024 if m.group(2) else 1)
-    if value <= 0 or value != int(value):
-        raise TokcheckError(f"{what} must be a positive whole number, got {text!r}")
+    if value != int(value) or value < 0 or (value == 0 and not allow_zero):
+        raise TokcheckError(f"{rule}{example}, got {text!r}")
     return int(value)
+
+
+def parse_fraction(text: str, what: str, *, allow_zero: bool = False, meaning: str = "") -> float:
+    """A share in (0, 1] (or [0, 1] with ``allow_zero``): ``"0.9"`` → 0.9.
+
+    Raises:
+        TokcheckError: not a number, not finite, or outside the range.
+    """
+    rng = "from 0 to 1" if allow_zero else "above 0 and at most 1"
+    rule = f"{what} must be a number {rng}{f' ({meaning})' if meaning else ''}, got {text!r}"
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise TokcheckError(rule) from None
+    if not (0 <= value <= 1) or (value == 0 and not allow_zero):
+        raise TokcheckError(rule)
+    return value
+
+
+def sig3(x: float) -> str:
+    """``x`` to 3 significant digits with thousands separators: 27.5, 181, 1,160, 0.512.
+
+    The bounds rest on an 80 % achievable-bandwidth estimate; more digits would claim precision
+    they do not have.
+    """
+    import math
+
+    if x == 0 or not math.isfinite(x):
+        return f"{x:g}"
+    r = float(f"{x:.3g}")
+    decimals = max(0, 2 - math.floor(math.log10(abs(r))))
+    return f"{r:,.{decimals}f}"

@@ -33,6 +33,7 @@ from tokcheck.roofline import (
     precision_options,
     weights_bytes,
 )
+from tokcheck.units import sig3
 
 # Mean accepted tokens per step that published speculative decoding reaches: DeepSeek-V3's MTP
 # accepts the 2nd token 85–90 % of the time (≈1.9 tokens/step, DeepSeek-V3 report §5.4.3);
@@ -167,11 +168,14 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
     explanations: list[str] = []
 
     # --- the model
+    unknown_model = None
     if model is None and f.get("model"):
         try:
             model = find_model(f["model"])
         except TokcheckError:
-            notes.append(f"model {f['model']!r} is not in the catalog: pass --model-config config.json to bound it")
+            unknown_model = f["model"]
+            # parse_claim already noted it; the explanation below says it once, with what to do
+            notes[:] = [n for n in notes if not n.startswith(f"model {unknown_model!r} is not in the")]
     # --- the GPU
     if gpu is None and f.get("gpu"):
         gpu = find_gpu(f["gpu"])
@@ -195,7 +199,11 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
     result = ClaimAnalysis(claim=claim, model=spec, gpu=gpu, precision_used=precision, bound=None, memory=None,
                            verdict="unknown", explanations=explanations, notes=notes)
     if model is None:
-        explanations.append("no model to bound: name one the catalog knows, or pass --model-config / --weights")
+        if unknown_model:
+            explanations.append(f"no model to bound: {unknown_model!r} is not in the built-in catalog; pass "
+                                "--model-config config.json or --weights SIZE (e.g. 120GB) to bound it")
+        else:
+            explanations.append("no model to bound: name one the catalog knows, or pass --model-config / --weights")
         return result
 
     bound = decode_bound(model, gpu, precision, context, tp, acceptance_rate=acceptance_rate, draft_tokens=draft_tokens)
@@ -234,21 +242,21 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
         result.bound["aggregate"] = agg
         if value <= agg["realistic_tok_s"]:
             result.verdict = "plausible"
-            explanations.append(f"{value:,.0f} tok/s over {concurrency} concurrent requests is at or below the "
-                                f"aggregate bound ({agg['realistic_tok_s']:,.0f} realistic, {agg['hard_tok_s']:,.0f} hard); "
-                                f"each request gets about {value / concurrency:,.1f} tok/s")
+            explanations.append(f"{value:,g} tok/s over {concurrency} concurrent requests is at or below the "
+                                f"aggregate bound ({sig3(agg['realistic_tok_s'])} realistic, {sig3(agg['hard_tok_s'])} hard); "
+                                f"each request gets about {sig3(value / concurrency)} tok/s")
         elif value <= agg["hard_tok_s"]:
             result.verdict = "needs_explanation"
-            explanations.append(f"above the realistic aggregate bound ({agg['realistic_tok_s']:,.0f} tok/s): needs "
+            explanations.append(f"above the realistic aggregate bound ({sig3(agg['realistic_tok_s'])} tok/s): needs "
                                 f"{value / agg['hard_tok_s']:.0%} of peak bandwidth")
         else:
             result.verdict = "implausible"
-            explanations.append(f"above the hard aggregate bound ({agg['hard_tok_s']:,.0f} tok/s at concurrency "
+            explanations.append(f"above the hard aggregate bound ({sig3(agg['hard_tok_s'])} tok/s at concurrency "
                                 f"{concurrency})")
         if result.verdict != "plausible" and f.get("input_tokens") is None and f.get("output_tokens") is None:
             short = aggregate_bound(model, gpu, precision, 0, concurrency, tp)
             explanations.append(f"lengths are not stated: with very short contexts (no KV cache read) the aggregate "
-                                f"bound rises to {short['realistic_tok_s']:,.0f} tok/s realistic")
+                                f"bound rises to {sig3(short['realistic_tok_s'])} tok/s realistic")
             if value <= short["realistic_tok_s"] and result.verdict == "implausible":
                 result.verdict = "needs_explanation"
         _memory_explanations(result, mem, gpu, f, tp)
@@ -274,8 +282,8 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
         what = f"per-request bound at concurrency {c}"
     if value <= realistic:
         result.verdict = "plausible"
-        explanations.append(f"{value:,.0f} tok/s is at or below the realistic {what} "
-                            f"({realistic:,.0f} tok/s; hard {hard:,.0f})")
+        explanations.append(f"{value:,g} tok/s is at or below the realistic {what} "
+                            f"({sig3(realistic)} tok/s; hard {sig3(hard)})")
     else:
         needed = value / realistic
         possible: list[str] = []
@@ -294,7 +302,7 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
             agg_ok = value <= result.bound["aggregate"]["realistic_tok_s"]
             if agg_ok:
                 possible.append(f"it fits as the aggregate over all {c} requests "
-                                f"({result.bound['aggregate']['realistic_tok_s']:,.0f} tok/s realistic), "
+                                f"({sig3(result.bound['aggregate']['realistic_tok_s'])} tok/s realistic), "
                                 "not one request's speed")
         elif not (f.get("concurrency") == 1 or _said_single(claim.text)):
             agg_ok = True
@@ -307,7 +315,7 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
             if r >= value:
                 lower_ok = True
                 possible.append(f"the released checkpoint ({describe_scheme(scheme_for('released', spec.released_weights))}) "
-                                f"has a realistic bound of {r:,.0f} tok/s: the figure fits if the claim ran the released "
+                                f"has a realistic bound of {sig3(r)} tok/s: the figure fits if the claim ran the released "
                                 "weights, which are not full precision in the BF16/FP16 sense")
         if spec is not None and not lower_ok:
             for p in ("FP8", "INT4"):
@@ -316,7 +324,7 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
                 r = realistic_at(p, tp)
                 if r >= value:
                     lower_ok = True
-                    possible.append(f"at {p} the realistic bound is {r:,.0f} tok/s — a lower precision than "
+                    possible.append(f"at {p} the realistic bound is {sig3(r)} tok/s — a lower precision than "
                                     "stated would account for it")
                     break
         tp_ok = False
@@ -325,9 +333,9 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
             if r >= value:
                 tp_ok = True
                 possible.append(f"on {mem.min_tensor_parallel}× {gpu.name} with tensor parallel (the memory budget "
-                                f"needs that many anyway) the bound is {r:,.0f} tok/s realistic")
-        explanations.append(f"{value:,.0f} tok/s is above the realistic {what} ({realistic:,.0f} tok/s; "
-                            f"hard {hard:,.0f}) at {bound.precision_detail}, {_gb(bound.bytes_per_token)} per token")
+                                f"needs that many anyway) the bound is {sig3(r)} tok/s realistic")
+        explanations.append(f"{value:,g} tok/s is above the realistic {what} ({sig3(realistic)} tok/s; "
+                            f"hard {sig3(hard)}) at {bound.precision_detail}, {_gb(bound.bytes_per_token)} per token")
         explanations.extend(possible)
         if value <= hard or spec_ok or agg_ok or lower_ok or tp_ok:
             result.verdict = "needs_explanation"

@@ -8,14 +8,8 @@ from pathlib import Path
 import pytest
 
 from tokcheck.engines.logparse import parse_config_line, split_top_level
-from tokcheck.engines.vllm import (
-    OOM_LADDER_GPU,
-    ServeConfig,
-    build_argv,
-    diagnose_failure,
-    parse_startup_log,
-    quantization_off_args,
-)
+from tokcheck.engines.vllm import ServeConfig, build_argv, parse_startup_log, quantization_off_args
+from tokcheck.engines.vllm_log import OOM_LADDER_GPU, diagnose_failure
 
 LOGS = Path(__file__).parent.parent / "fixtures" / "vllm_logs"
 

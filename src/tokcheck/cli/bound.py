@@ -18,12 +18,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("--precision", default="BF16",
                    help="BF16 (default), FP16, FP32, FP8, INT8, INT4, MXFP4, NVFP4, or 'released'")
     p.add_argument("--context", default="1500", help="tokens in the KV cache (default 1500 = 1000 in + 500)")
-    p.add_argument("--concurrency", type=int, default=1, help="concurrent sequences (memory budget, aggregate bound)")
+    p.add_argument("--concurrency", default="1", help="concurrent sequences (memory budget, aggregate bound)")
     p.add_argument("--max-model-len", default="8192", help="max_model_len for the memory budget (default 8192)")
-    p.add_argument("--gpus", type=int, default=1, help="tensor parallel size")
-    p.add_argument("--gpu-memory-utilization", type=float, default=0.9)
-    p.add_argument("--acceptance-rate", type=float, help="speculative decoding: per-token acceptance rate α")
-    p.add_argument("--draft-tokens", type=int, default=0, help="speculative decoding: draft tokens γ per step")
+    p.add_argument("--gpus", default="1", help="tensor parallel size")
+    p.add_argument("--gpu-memory-utilization", default="0.9", help="share of GPU memory the engine may use (default 0.9)")
+    p.add_argument("--acceptance-rate", help="speculative decoding: per-token acceptance rate α (0 to 1)")
+    p.add_argument("--draft-tokens", default="0", help="speculative decoding: draft tokens γ per step")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
@@ -42,13 +42,19 @@ def run(args: argparse.Namespace) -> int:
         memory_budget,
         precision_options,
     )
-    from tokcheck.units import parse_bandwidth, parse_bytes, parse_count
+    from tokcheck.units import parse_bandwidth, parse_bytes, parse_count, parse_fraction
     from tokcheck.verdict import _bound_json, _memory_json
 
-    if args.concurrency < 1 or args.gpus < 1:
-        raise TokcheckError("--concurrency and --gpus must be at least 1")
-    context = int(args.context) if str(args.context).isdigit() else parse_count(args.context, "--context")
-    max_model_len = parse_count(args.max_model_len, "--max-model-len")
+    args.concurrency = parse_count(args.concurrency, "--concurrency", "requests")
+    args.gpus = parse_count(args.gpus, "--gpus", "GPUs")
+    args.draft_tokens = parse_count(args.draft_tokens, "--draft-tokens", "tokens", allow_zero=True)
+    args.gpu_memory_utilization = parse_fraction(args.gpu_memory_utilization, "--gpu-memory-utilization",
+                                                 meaning="a share of GPU memory, e.g. 0.9")
+    if args.acceptance_rate is not None:
+        args.acceptance_rate = parse_fraction(args.acceptance_rate, "--acceptance-rate", allow_zero=True,
+                                              meaning="per-token acceptance rate α")
+    context = parse_count(args.context, "--context", "tokens", allow_zero=True)
+    max_model_len = parse_count(args.max_model_len, "--max-model-len", "tokens")
     if args.weights:
         model = WeightsOnly(parse_bytes(args.weights))
         precision = "BF16" if args.precision.lower() == "released" else args.precision

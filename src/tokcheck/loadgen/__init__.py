@@ -5,6 +5,9 @@
   ``time.perf_counter_ns()`` per read and keeps the raw bytes;
 - :mod:`.wire` — HTTP/1.1 response framing, after the fact (pure);
 - :mod:`.openai` — request bodies and the reading of OpenAI-style stream events (pure);
+- :mod:`.measure` — from a recorded exchange to a request record (tokens, metrics);
+- :mod:`.measure_worker` — the process that measures and writes ``requests.jsonl`` off the
+  event loop;
 - :mod:`.schedule` — closed-loop and Poisson open-loop send times (pure);
-- :mod:`.runner` — levels, rounds and warm-up on one event loop.
+- :mod:`.runner` — closed and open loops on one event loop.
 """

@@ -7,7 +7,9 @@ send by that much (benchmarks/README.md has the before/after); in a thread it wo
 for as long. The loop only hands over ``(meta, exchange)`` through a ``multiprocessing.Queue``
 (its feeder thread pickles and writes), and the worker appends each record to
 ``requests.jsonl`` and flushes it at once, so a Ctrl-C or a crash of the main process loses
-nothing that completed. The worker ignores SIGINT and drains its queue before it exits. It runs
+nothing that completed. The worker is started with multiprocessing's ``spawn`` (never ``fork``
+in a process with threads), so, as with any spawn user, a script calling
+:func:`tokcheck.bench.run_bench` needs an ``if __name__ == "__main__":`` guard. The worker ignores SIGINT and drains its queue before it exits. It runs
 at the lowest CPU priority (``nice 19``).
 """
 
@@ -94,7 +96,8 @@ class MeasureWorker:
                 if not self._proc.is_alive():
                     raise TokcheckError(
                         f"the measurement worker stopped (exit code {self._proc.exitcode}); "
-                        "requests.jsonl holds what it wrote"
+                        "requests.jsonl holds what it wrote. A script that calls run_bench must "
+                        "guard its entry point with if __name__ == '__main__': (multiprocessing spawn)"
                     ) from None
                 if time.monotonic() > deadline:
                     raise TokcheckError("the measurement worker did not answer in time") from None
