@@ -90,6 +90,28 @@ def render_summary(summary: Summary, console: Console | None = None) -> None:
             notes.append(f"{lv.early_stops} request(s) stopped before the asked output length")
         if notes:
             console.print(f"[yellow]{lv.label}[/]: " + "; ".join(notes))
+    _render_workload_notes(summary, console)
     if summary.interrupted:
         console.print("[yellow]interrupted: the summary covers the requests that completed[/]")
     console.print("Medians are the median of per-round medians after dropping the highest and lowest round.")
+
+
+def _render_workload_notes(summary: Summary, console: Console) -> None:
+    """Say so when the server would not force the output length, or counted the prompt
+    differently (both are in run.json ``workload``)."""
+    import json
+    from pathlib import Path
+
+    try:
+        workload = json.loads((Path(summary.run_dir) / "run.json").read_text())["workload"]
+    except (OSError, ValueError, KeyError):
+        return
+    if workload.get("output_forcing") != "max_tokens+min_tokens+ignore_eos":
+        console.print(f"[yellow]output length forced with {workload.get('output_forcing')} only: the server "
+                      "rejected min_tokens/ignore_eos (outputs may stop early)[/]")
+    check = workload.get("prompt_tokens_check") or {}
+    for source in ("server_usage", "server_tokenize"):
+        n = check.get(source)
+        if n is not None and n != check.get("tokenizer"):
+            console.print(f"[yellow]prompt length: {check.get('tokenizer')} tokens in the given tokenizer, "
+                          f"{n} by the server ({source}) — is it the model's own tokenizer?[/]")

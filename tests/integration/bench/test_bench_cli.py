@@ -110,3 +110,13 @@ def test_closed_and_open_loop_options_do_not_mix(server, tiny_tokenizer, tmp_pat
         proc = subprocess.run(cli(*base_args(server, tiny_tokenizer, tmp_path / "r"), *extra),
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == 1 and proc.stderr.startswith("Error: ")
+
+
+def test_the_table_says_when_forcing_fell_back_or_prompt_counts_differ(server, tiny_tokenizer, tmp_path):
+    server.script(reject_params=["min_tokens"], prompt_off_by=2)
+    proc = subprocess.run(cli(*base_args(server, tiny_tokenizer, tmp_path / "run"), "--rounds", "1"),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = " ".join(proc.stdout.split())
+    assert "forced with max_tokens only" in out
+    assert "20 tokens in the given tokenizer, 22 by the server" in out
