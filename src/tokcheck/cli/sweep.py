@@ -27,7 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="restart the server per max_model_len, bench each concurrency, mark swings over 30%%",
         description="R5: serve the model once per --max-model-len, bench every --concurrency "
                     "there, and show how TTFT, per-request speed and aggregate throughput move; "
-                    "changes over the threshold (the seed's 30 %%) between neighbouring settings "
+                    "changes over the threshold (the seed's 30 %) between neighbouring settings "
                     "are marked.",
     )
     p.add_argument("--engine", default="vllm", help="inference engine (vllm)")

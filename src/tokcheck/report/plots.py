@@ -87,8 +87,9 @@ def _per_level_values(run: Run, fn) -> dict[str, list[float]]:
 
 
 def distribution(runs: list[Run], what: str) -> tuple[str, bytes] | None:
-    """Distribution (histogram, log-spaced bins) of TTFT (``what="ttft"``) or per-token ITL
-    (``"itl"``) per level, in ms."""
+    """Distribution (histogram) of TTFT (``what="ttft"``) or per-token ITL (``"itl"``) per
+    level, in ms: every value, log-spaced bins when all are above 0, linear bins from 0 when
+    some are 0 (tokens that arrived together; the page says how many)."""
     import numpy as np
 
     fn = (lambda q: [q["ttft_ms"]] if q.get("ttft_ms") is not None else []) if what == "ttft" else itl_values_ms
@@ -96,15 +97,23 @@ def distribution(runs: list[Run], what: str) -> tuple[str, bytes] | None:
     for r in runs:
         for lv, vals in _per_level_values(r, fn).items():
             groups[f"{r.name} {lv}" if len(runs) > 1 else lv] = vals
-    allv = [v for vals in groups.values() for v in vals if v > 0]
+    allv = [v for vals in groups.values() for v in vals]
     if not allv:
         return None
     plt, fig, ax = _figure()
     lo, hi = min(allv), max(allv)
-    bins = np.geomspace(lo * 0.9, hi * 1.1, 40) if hi > lo else 20
+    # Every value is drawn: log-spaced bins when all are positive; with zeros (tokens that
+    # arrived in one socket read) linear bins from 0, so the zeros show as the first bar.
+    log = lo > 0 and hi > lo
+    if log:
+        bins = np.geomspace(lo * 0.9, hi * 1.1, 40)
+    elif hi > lo:
+        bins = np.linspace(min(lo, 0.0), hi * 1.02, 40)
+    else:
+        bins = 20
     for label, vals in groups.items():
-        ax.hist([v for v in vals if v > 0], bins=bins, histtype="step", linewidth=1.6, label=label)
-    if hi > lo:
+        ax.hist(vals, bins=bins, histtype="step", linewidth=1.6, label=label)
+    if log:
         ax.set_xscale("log")
     name = "TTFT" if what == "ttft" else "ITL (per token)"
     ax.set_xlabel(f"{name} (ms)")
