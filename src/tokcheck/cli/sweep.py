@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
     from tokcheck.cli.verify import parse_tolerance
     from tokcheck.rundir import load_run
+    from tokcheck.compare import row_label
     from tokcheck.sweep import (SWEEP_METRICS, SweepConfig, find_swings, run_sweep, sweep_cells,
                                 sweep_markdown, swing_marks)
 
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     t.add_column("max_model_len", justify="right")
     t.add_column("concurrency", justify="right")
     for _, label, unit in SWEEP_METRICS:
-        t.add_column(f"{label} ({unit})", justify="right")
+        t.add_column(row_label(label, unit), justify="right")
     for c in cells:
         row = []
         for key, _, _ in SWEEP_METRICS:
