@@ -88,8 +88,8 @@ def _per_level_values(run: Run, fn) -> dict[str, list[float]]:
 
 def distribution(runs: list[Run], what: str) -> tuple[str, bytes] | None:
     """Distribution (histogram) of TTFT (``what="ttft"``) or per-token ITL (``"itl"``) per
-    level, in ms: every value, log-spaced bins when all are above 0, linear bins from 0 when
-    some are 0 (tokens that arrived together; the page says how many)."""
+    level, in ms: every value — log-spaced bins for values above 0, and values of 0 (tokens that
+    arrived together; the page says how many) as their own bar marked "0 ms"."""
     import numpy as np
 
     fn = (lambda q: [q["ttft_ms"]] if q.get("ttft_ms") is not None else []) if what == "ttft" else itl_values_ms
@@ -101,20 +101,27 @@ def distribution(runs: list[Run], what: str) -> tuple[str, bytes] | None:
     if not allv:
         return None
     plt, fig, ax = _figure()
-    lo, hi = min(allv), max(allv)
-    # Every value is drawn: log-spaced bins when all are positive; with zeros (tokens that
-    # arrived in one socket read) linear bins from 0, so the zeros show as the first bar.
-    log = lo > 0 and hi > lo
-    if log:
+    pos = [v for v in allv if v > 0]
+    zeros = len(allv) - len(pos)
+    # Every value is drawn. Positive values on log-spaced bins; values of 0 (tokens that
+    # arrived in one socket read) as their own bar left of them, marked "0 ms".
+    if pos and max(pos) > min(pos):
+        lo, hi = min(pos), max(pos)
+        zero_x = lo / 4
         bins = np.geomspace(lo * 0.9, hi * 1.1, 40)
-    elif hi > lo:
-        bins = np.linspace(min(lo, 0.0), hi * 1.02, 40)
-    else:
-        bins = 20
-    for label, vals in groups.items():
-        ax.hist(vals, bins=bins, histtype="step", linewidth=1.6, label=label)
-    if log:
+        if zeros:
+            bins = np.concatenate(([zero_x / 1.4, zero_x * 1.4], bins))
+        for label, vals in groups.items():
+            ax.hist([v if v > 0 else zero_x for v in vals], bins=bins, histtype="step", linewidth=1.6,
+                    label=label)
         ax.set_xscale("log")
+        if zeros:
+            ax.axvline(zero_x * 2.2, color="0.6", linewidth=0.8, linestyle=":")
+            ax.text(zero_x, 1.01, "0 ms" if min(allv) == 0 else "≤ 0 ms", transform=ax.get_xaxis_transform(), ha="center", va="bottom",
+                    fontsize=8)
+    else:
+        for label, vals in groups.items():
+            ax.hist(vals, bins=20, histtype="step", linewidth=1.6, label=label)
     name = "TTFT" if what == "ttft" else "ITL (per token)"
     ax.set_xlabel(f"{name} (ms)")
     ax.set_ylabel("requests" if what == "ttft" else "tokens")
