@@ -36,7 +36,7 @@ INFO_KEYS = ("model", "quantization", "engine_version", "api", "temperature", "r
 #: Side-by-side rows: (label, summary key, unit, higher is better).
 METRIC_ROWS = (
     ("median TTFT", "ttft_ms", "ms", False),
-    ("generation tok/s (per request)", "generation_tok_s", "tok/s", True),
+    ("generation tok/s per request", "generation_tok_s", "tok/s", True),
     ("aggregate output throughput", "output_throughput_tok_s", "tok/s", True),
     ("E2E latency", "e2e_latency_ms", "ms", False),
     ("ITL", "itl_ms", "ms", False),
@@ -185,8 +185,21 @@ class Row:
     rounds: list[list | None]
     higher_is_better: bool | None
 
+    @property
+    def label(self) -> str:
+        """The row's label with its unit, once: ``"median TTFT (ms)"``, ``"generation tok/s
+        per request"`` (the unit is already in the name), ``"errors (requests)"``."""
+        return row_label(self.metric, self.unit)
+
     def to_dict(self) -> dict[str, Any]:
-        return self.__dict__.copy()
+        return {**self.__dict__, "label": self.label}
+
+
+def row_label(metric: str, unit: str) -> str:
+    """``metric`` with ``(unit)`` appended unless the name already says the unit."""
+    if not unit or unit.lower() in metric.lower():
+        return metric
+    return f"{metric} ({unit})"
 
 
 def side_by_side(runs: list[Run]) -> list[Row]:
@@ -212,7 +225,7 @@ def side_by_side(runs: list[Run]) -> list[Row]:
                         [None] * len(runs), [None] * len(runs), False))
         rows.append(Row(k, "early stops", "requests", [lv.get("early_stops") for lv in lvs],
                         [None] * len(runs), [None] * len(runs), False))
-        rows.append(Row(k, "broken outputs (empty or undecodable)", "requests",
+        rows.append(Row(k, "broken outputs, empty or undecodable", "requests",
                         [broken_outputs(r, lv) for r, lv in zip(runs, lvs)],
                         [None] * len(runs), [None] * len(runs), False))
     return rows
@@ -297,7 +310,7 @@ def comparison_markdown(runs: list[Run]) -> str:
     out += ["", "| level | metric | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
     for row in side_by_side(runs):
         cells = [format_cell(v, sp, rd) for v, sp, rd in zip(row.values, row.spreads, row.rounds)]
-        out.append(f"| {row.level} | {row.metric} ({row.unit}) | " + " | ".join(cells) + " |")
+        out.append(f"| {row.level} | {row.label} | " + " | ".join(cells) + " |")
     out.append("")
     out.append("Values are the rounds' trimmed median; ± is bench's spread (max − min of the kept "
                "round medians, highest and lowest dropped: 0 with three rounds); [a–b] is the range "

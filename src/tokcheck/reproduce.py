@@ -194,7 +194,7 @@ def reproduce(claim_text: str, model_dir: str | Path, *, out: str | Path, engine
                      concurrency=plan.levels, rounds=plan.rounds, requests_per_round=requests_per_round,
                      warmup=warmup, environment=doc["environment"])
     run = load_run(out)
-    bound = bound_for(fields, model_dir=mdir)
+    bound = bound_for(fields, model_dir=mdir, run=run)
     verdict = verify(fields, run, tolerance=tolerance, bound=bound, metric=plan.metric)
     result.run_dir, result.verdict = str(out), verdict
     files = {"report.html": render_html([run], verdict, bound), "report.md": render_markdown([run], verdict, bound),

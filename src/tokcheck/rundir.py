@@ -32,12 +32,16 @@ class Run:
     requests: list[dict[str, Any]] = field(default_factory=list)
     server_log: str | None = None
     gpu_samples: list[dict[str, Any]] = field(default_factory=list)
+    #: The label :func:`load_runs` gives when directory names clash (``a/run``, ``b/run``).
+    label: str | None = None
 
     @property
     def name(self) -> str:
-        """The directory's name (``mml-2048``, ``bf16``): what a person chose and reads; the
-        random ``run_id`` stays in the conditions table."""
-        return self.path.resolve().name or str(self.run.get("run_id"))
+        """The run's label in plots, tables, Markdown and CSV: the directory's name
+        (``mml-2048``, ``bf16``), what a person chose and reads, or with the parent directory
+        when several runs share it (``a/run``); the random ``run_id`` stays in the conditions
+        table."""
+        return self.label or self.path.resolve().name or str(self.run.get("run_id"))
 
     @property
     def levels(self) -> list[dict[str, Any]]:
@@ -98,3 +102,26 @@ def load_run(path: str | Path) -> Run:
     samples = read_requests(p / Path(str(samples_name)).name)
     return Run(path=p, run=run, summary=summary, requests=read_requests(p / "requests.jsonl"),
                server_log=server_log, gpu_samples=samples)
+
+
+def run_labels(paths: list[str | Path]) -> list[str]:
+    """Labels for run directories, one each: the directory's name, with as many parent
+    directories as it takes to tell clashing names apart (``x/a/run`` and ``y/a/run`` →
+    ``x/a/run``, ``y/a/run``; ``mml-1024``, ``mml-2048`` stay as they are)."""
+    parts = [Path(p).resolve().parts for p in paths]
+    depth = [1] * len(parts)
+    for _ in range(max((len(p) for p in parts), default=1)):
+        labels = ["/".join(p[-d:]) for p, d in zip(parts, depth)]
+        clash = {lab for lab in labels if labels.count(lab) > 1}
+        if not clash:
+            return labels
+        depth = [d + 1 if lab in clash and d < len(p) else d for p, d, lab in zip(parts, depth, labels)]
+    return ["/".join(p[-d:]) for p, d in zip(parts, depth)]
+
+
+def load_runs(paths: list[str | Path]) -> list[Run]:
+    """:func:`load_run` for each path, each labelled by :func:`run_labels` (directory name,
+    with its parent when names clash). Raises :class:`TokcheckError` as :func:`load_run`."""
+    from dataclasses import replace
+
+    return [replace(load_run(p), label=lab) for p, lab in zip(paths, run_labels(paths))]

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from tokcheck.compare import row_label
 from tokcheck.rundir import Run
 
 #: The seed's warning (2.3): a change of one condition can move tok/s by 30 % or more.
@@ -126,7 +127,7 @@ def swing_marks(cells: list[Cell], swings: list[Swing]) -> dict[tuple[int, int, 
 def sweep_markdown(cells: list[Cell], swings: list[Swing], threshold: float = SWING_THRESHOLD) -> str:
     """The sweep as a Markdown table, swings over the threshold marked with ⚠."""
     marks = swing_marks(cells, swings)
-    out = ["| max_model_len | concurrency | " + " | ".join(f"{lbl} ({u})" for _, lbl, u in SWEEP_METRICS) + " |",
+    out = ["| max_model_len | concurrency | " + " | ".join(row_label(lbl, u) for _, lbl, u in SWEEP_METRICS) + " |",
            "|---|---|" + "---|" * len(SWEEP_METRICS)]
     for c in cells:
         vals = []

@@ -50,3 +50,13 @@ def test_sweep_restarts_per_max_model_len(tiny_llama, vllm_python, tmp_path, cap
         assert abs(s["change"]) > 0.30
     md = (out / "sweep.md").read_text()
     assert md.count("\n| 256 |") == 2 and md.count("\n| 512 |") == 2
+
+    # the README's next step: `tokcheck report runs/sweep/mml-*` labels each run by its directory
+    assert main(["report", str(out / "mml-256"), str(out / "mml-512"), "--md", str(out / "r.md"),
+                 "--html", str(out / "r.html"), "--csv", str(out / "r.csv")]) == 0
+    rmd = (out / "r.md").read_text()
+    assert "## mml-256" in rmd and "## mml-512" in rmd
+    for run in runs.values():
+        assert rmd.count(str(run.run["run_id"])) == 1      # only in its conditions' run id row
+    assert "Per-request timeline (mml-256)" in (out / "r.html").read_text()
+    assert {line.split(",")[0] for line in (out / "r.csv").read_text().splitlines()[1:]} == {"mml-256", "mml-512"}

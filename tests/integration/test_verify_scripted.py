@@ -83,7 +83,7 @@ def test_compare_and_report_on_real_runs(server, tiny_tokenizer, tmp_path, scrip
     assert comparability([scripted_run, slow]).comparable     # same workload, prompts, levels
     rows = {(r.level, r.metric): r for r in side_by_side([scripted_run, slow])}
     ttft = rows[("concurrency 1", "median TTFT")].values
-    gen = rows[("concurrency 1", "generation tok/s (per request)")].values
+    gen = rows[("concurrency 1", "generation tok/s per request")].values
     # the script is a floor (a busy machine only delays delivery); its difference shows
     assert 30 <= ttft[0] < ttft[1] and ttft[1] >= 90 and ttft[1] - ttft[0] > 40
     assert gen[0] == pytest.approx(200, rel=0.1) and gen[1] == pytest.approx(100, rel=0.1)

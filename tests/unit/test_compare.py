@@ -50,7 +50,7 @@ def test_side_by_side_values_and_spread(tmp_path):
     assert {r.level for r in rows} == {"concurrency 1"}      # only levels in both
     by = {r.metric: r for r in rows}
     assert by["median TTFT"].values == pytest.approx([10.0, 40.0])
-    assert by["generation tok/s (per request)"].values == pytest.approx([300.0, 100.0], rel=1e-3)
+    assert by["generation tok/s per request"].values == pytest.approx([300.0, 100.0], rel=1e-3)
     assert by["aggregate output throughput"].values == [290, 95]
     assert by["median TTFT"].spreads == pytest.approx([0.0, 0.0])
     assert by["peak GPU memory"].values == [None, None]      # no telemetry: n/a, never 0
@@ -128,7 +128,7 @@ def test_beyond_tok_s_rows(tmp_path):
     a = _run(tmp_path, "a")
     b = _run(tmp_path, "b", text_prefix="bad \ufffd")
     by = {r.metric: r for r in side_by_side([a, b]) if r.level == "concurrency 1"}
-    assert by["broken outputs (empty or undecodable)"].values == [0, 12]
+    assert by["broken outputs, empty or undecodable"].values == [0, 12]
     assert by["TTFT p99"].values == pytest.approx([10.0, 10.0])
 
 

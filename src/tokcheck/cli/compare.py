@@ -61,7 +61,7 @@ def _render(runs, comp, rows, con) -> None:
         t.add_column(n, justify="right")
     for row in rows:
         cells = [format_cell(v, sp, rd) for v, sp, rd in zip(row.values, row.spreads, row.rounds)]
-        t.add_row(row.level, f"{row.metric} ({row.unit})", *cells)
+        t.add_row(row.level, row.label, *cells)
     con.print(t)
 
 
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
     from tokcheck import compare as cmp
     from tokcheck.quality import quality_from_runs, quality_live
-    from tokcheck.rundir import load_run
+    from tokcheck.rundir import load_runs
 
     con = Console()
     if args.url:
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if len(args.runs) < 2:
         raise TokcheckError("give at least two run directories (or --quality --url A --url B)")
-    runs = [load_run(p) for p in args.runs]
+    runs = load_runs(args.runs)
     comp = cmp.comparability(runs)
     rows = cmp.side_by_side(runs)
     names = [r.name for r in runs]

@@ -31,16 +31,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tokcheck.report import render_csv, render_html, render_markdown
-    from tokcheck.rundir import load_run
+    from tokcheck.rundir import load_runs
 
-    runs = [load_run(p) for p in args.runs]
+    runs = load_runs(args.runs)
     verdict = bound = None
     if args.claim:
         from tokcheck.cli.verify import bound_for, claim_fields, parse_tolerance
         from tokcheck.verify import verify
 
         fields = claim_fields(args.claim, metric=args.metric, gpu=args.gpu)
-        bound = bound_for(fields)
+        bound = bound_for(fields, model_dir=args.model_config, run=runs[0])
         verdict = verify(fields, runs[0], tolerance=parse_tolerance(args.tolerance), bound=bound)
     if not (bound or {}).get("hard_tok_s"):
         from tokcheck.report.bound import bound_for_run

@@ -27,7 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="restart the server per max_model_len, bench each concurrency, mark swings over 30%%",
         description="R5: serve the model once per --max-model-len, bench every --concurrency "
                     "there, and show how TTFT, per-request speed and aggregate throughput move; "
-                    "changes over the threshold (the seed's 30 %%) between neighbouring settings "
+                    "changes over the threshold (the seed's 30 %) between neighbouring settings "
                     "are marked.",
     )
     p.add_argument("--engine", default="vllm", help="inference engine (vllm)")
@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
     from tokcheck.cli.verify import parse_tolerance
     from tokcheck.rundir import load_run
+    from tokcheck.compare import row_label
     from tokcheck.sweep import (SWEEP_METRICS, SweepConfig, find_swings, run_sweep, sweep_cells,
                                 sweep_markdown, swing_marks)
 
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     t.add_column("max_model_len", justify="right")
     t.add_column("concurrency", justify="right")
     for _, label, unit in SWEEP_METRICS:
-        t.add_column(f"{label} ({unit})", justify="right")
+        t.add_column(row_label(label, unit), justify="right")
     for c in cells:
         row = []
         for key, _, _ in SWEEP_METRICS:

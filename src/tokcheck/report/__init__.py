@@ -34,7 +34,7 @@ text-align:left;vertical-align:top}th{background:#f6f8fa}td.num{text-align:right
 .match{color:#116329}.differ{color:#a40e26;font-weight:600}.unknown{color:#6e7781}
 .pass{color:#116329}.warn{color:#9a6700}.fail{color:#a40e26;font-weight:600}
 figure{margin:14px 0}figcaption{font-weight:600;margin-bottom:4px}img.plot{max-width:100%;border:1px solid #eee}
-.why{color:#6e7781;font-style:italic}small{color:#6e7781}
+.why{color:#6e7781;font-style:italic}.note{color:#9a6700;font-weight:600}small{color:#6e7781}
 """
 
 
@@ -82,16 +82,30 @@ def _level_name(lv: dict) -> str:
     return str(lv.get("label"))
 
 
-def _collect_plots(runs: list[Run], verdict: Any, bound: dict | None) -> list[tuple[str, bytes | None, str]]:
-    """``(title, png or None, why-absent)`` in page order."""
-    out: list[tuple[str, bytes | None, str]] = []
+def itl_notes(runs: list[Run]) -> list[str]:
+    """One line per run whose ITL record shows tokens arriving together (0 ms gaps, or every
+    token of a request in one read), prefixed with the run's name when there are several."""
+    from tokcheck.verify.bursts import burst_stats, zero_itl_note
 
-    def add(result, title: str, why: str) -> None:
-        out.append((result[0], result[1], "") if result else (title, None, why))
+    out = []
+    for r in runs:
+        note = zero_itl_note(burst_stats(r.measured_requests()))
+        if note:
+            out.append(f"{r.name}: {note}" if len(runs) > 1 else note)
+    return out
+
+
+def _collect_plots(runs: list[Run], verdict: Any, bound: dict | None) -> list[tuple[str, bytes | None, str, list[str]]]:
+    """``(title, png or None, why-absent, notes)`` in page order."""
+    out: list[tuple[str, bytes | None, str, list[str]]] = []
+
+    def add(result, title: str, why: str, notes: list[str] | None = None) -> None:
+        out.append((result[0], result[1], "", notes or []) if result else (title, None, why, notes or []))
 
     add(plots.throughput_vs_concurrency(runs), "Throughput vs concurrency", "no closed-loop levels in the runs")
     add(plots.distribution(runs, "ttft"), "TTFT distribution", "no request with a first token")
-    add(plots.distribution(runs, "itl"), "ITL (per token) distribution", "no request with two or more token chunks")
+    add(plots.distribution(runs, "itl"), "ITL (per token) distribution", "no request with two or more token chunks",
+        itl_notes(runs))
     for r in runs:
         add(plots.request_timeline(r), f"Per-request timeline ({r.name})", "no measured request")
     for r in runs:
@@ -155,13 +169,15 @@ def render_html(runs: list[Run], verdict: Any = None, bound: dict | None = None,
                 "lowest round dropped); spread is max − min of the kept round medians. TTFT = first "
                 "token − send; generation tok/s = 1/TPOT (TTFT excluded).</small></p>")
     body.append("<h2>Plots</h2>")
-    for title_, png, why in _collect_plots(runs, verdict, bound):
+    for title_, png, why, notes in _collect_plots(runs, verdict, bound):
+        note_html = "".join(f'<p class="note">{_e(n)}</p>' for n in notes)
         if png is None:
-            body.append(f'<figure><figcaption>{_e(title_)}</figcaption><p class="why">n/a: {_e(why)}</p></figure>')
+            body.append(f'<figure><figcaption>{_e(title_)}</figcaption><p class="why">n/a: {_e(why)}</p>'
+                        f'{note_html}</figure>')
         else:
             b64 = base64.b64encode(png).decode("ascii")
             body.append(f'<figure><figcaption>{_e(title_)}</figcaption>'
-                        f'<img class="plot" alt="{_e(title_)}" src="data:image/png;base64,{b64}"></figure>')
+                        f'<img class="plot" alt="{_e(title_)}" src="data:image/png;base64,{b64}">{note_html}</figure>')
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")
@@ -188,10 +204,15 @@ def render_markdown(runs: list[Run], verdict: Any = None, bound: dict | None = N
         for lv in r.levels:
             out.append(f"| {_level_name(lv)} | " + " | ".join(_num(fn(lv)) for _, fn in LEVEL_COLUMNS) + " |")
         out.append("")
+    notes = itl_notes(runs)
+    if notes:
+        out += ["## Inter-token latency", ""] + [f"- {n}" for n in notes] + [""]
     if bound and bound.get("hard_tok_s"):
         out += ["## Decode bound", "",
                 f"hard {_num(bound['hard_tok_s'])} tok/s, realistic {_num(bound.get('realistic_tok_s'))} tok/s "
                 f"({_num(bound.get('bytes_per_token'))} bytes per token; {bound.get('source', '')})", ""]
+    elif bound and bound.get("reason"):
+        out += ["## Decode bound", "", f"n/a: {bound['reason']}", ""]
     return "\n".join(out)
 
 

@@ -87,8 +87,9 @@ def _per_level_values(run: Run, fn) -> dict[str, list[float]]:
 
 
 def distribution(runs: list[Run], what: str) -> tuple[str, bytes] | None:
-    """Distribution (histogram, log-spaced bins) of TTFT (``what="ttft"``) or per-token ITL
-    (``"itl"``) per level, in ms."""
+    """Distribution (histogram) of TTFT (``what="ttft"``) or per-token ITL (``"itl"``) per
+    level, in ms: every value — log-spaced bins for values above 0, and values of 0 (tokens that
+    arrived together; the page says how many) as their own bar marked "0 ms"."""
     import numpy as np
 
     fn = (lambda q: [q["ttft_ms"]] if q.get("ttft_ms") is not None else []) if what == "ttft" else itl_values_ms
@@ -96,16 +97,31 @@ def distribution(runs: list[Run], what: str) -> tuple[str, bytes] | None:
     for r in runs:
         for lv, vals in _per_level_values(r, fn).items():
             groups[f"{r.name} {lv}" if len(runs) > 1 else lv] = vals
-    allv = [v for vals in groups.values() for v in vals if v > 0]
+    allv = [v for vals in groups.values() for v in vals]
     if not allv:
         return None
     plt, fig, ax = _figure()
-    lo, hi = min(allv), max(allv)
-    bins = np.geomspace(lo * 0.9, hi * 1.1, 40) if hi > lo else 20
-    for label, vals in groups.items():
-        ax.hist([v for v in vals if v > 0], bins=bins, histtype="step", linewidth=1.6, label=label)
-    if hi > lo:
+    pos = [v for v in allv if v > 0]
+    zeros = len(allv) - len(pos)
+    # Every value is drawn. Positive values on log-spaced bins; values of 0 (tokens that
+    # arrived in one socket read) as their own bar left of them, marked "0 ms".
+    if pos and max(pos) > min(pos):
+        lo, hi = min(pos), max(pos)
+        zero_x = lo / 4
+        bins = np.geomspace(lo * 0.9, hi * 1.1, 40)
+        if zeros:
+            bins = np.concatenate(([zero_x / 1.4, zero_x * 1.4], bins))
+        for label, vals in groups.items():
+            ax.hist([v if v > 0 else zero_x for v in vals], bins=bins, histtype="step", linewidth=1.6,
+                    label=label)
         ax.set_xscale("log")
+        if zeros:
+            ax.axvline(zero_x * 2.2, color="0.6", linewidth=0.8, linestyle=":")
+            ax.text(zero_x, 1.01, "0 ms" if min(allv) == 0 else "≤ 0 ms", transform=ax.get_xaxis_transform(), ha="center", va="bottom",
+                    fontsize=8)
+    else:
+        for label, vals in groups.items():
+            ax.hist(vals, bins=20, histtype="step", linewidth=1.6, label=label)
     name = "TTFT" if what == "ttft" else "ITL (per token)"
     ax.set_xlabel(f"{name} (ms)")
     ax.set_ylabel("requests" if what == "ttft" else "tokens")

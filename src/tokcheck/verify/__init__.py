@@ -27,8 +27,10 @@ from tokcheck.rundir import Run
 from tokcheck.verify.checks import (CHECK_NAMES, _check_bound, _check_engine, _check_gpu_busy,
                                     _check_kv_cache, _check_measurement, _check_quantized,
                                     _check_spec_prefix)
+from tokcheck.verify.bursts import NO_TPOT_INCOMPARABLE_SHARE, burst_stats
 from tokcheck.verify.conditions import (BLOCKING, CONDITION_ORDER, _compare_condition, _level_name,
-                                        claimed_value, level_metric, run_conditions, select_level)
+                                        _level_requests, claimed_value, level_metric, run_conditions,
+                                        select_level)
 from tokcheck.verify.lookup import BYTES_PER_PARAM, _fmt, normalize_precision
 from tokcheck.verify.records import Check, Condition, Symptom, Verdict
 from tokcheck.verify.symptoms import _symptoms
@@ -83,8 +85,11 @@ def verify(fields: dict, run: Run, *, tolerance: float = DEFAULT_TOLERANCE,
             continue
         claimed_v = fields.get(claim_keys[name])
         run_v, src = facts.get(name, (None, None))
-        conds[name] = Condition(name, claimed_v, run_v, _compare_condition(name, claimed_v, run_v),
-                                name in BLOCKING, src)
+        status = _compare_condition(name, claimed_v, run_v)
+        if name == "model" and status == "differ" and "model_names" in facts:
+            # the served name may be a path or an alias: any of the run's names for it counts
+            status = _compare_condition(name, claimed_v, facts["model_names"][0])
+        conds[name] = Condition(name, claimed_v, run_v, status, name in BLOCKING, src)
 
     claimed, unit = claimed_value(fields)
     measured = None
@@ -95,6 +100,13 @@ def verify(fields: dict, run: Run, *, tolerance: float = DEFAULT_TOLERANCE,
     elif level is not None:
         measured, unit_m, rounds, spread, mwhy = level_metric(level, metric)
         unit = unit or unit_m
+        if measured is not None and metric == "generation_tok_s":
+            b = burst_stats(_level_requests(run, level))
+            if b.requests and b.one_read_share > NO_TPOT_INCOMPARABLE_SHARE:
+                mwhy = (f"{b.one_read} of {b.requests} requests at {_level_name(level)} had every token "
+                        "in one read (no TPOT): their generation tok/s is not a measurement "
+                        f"(summary.json would have said {_fmt(measured)} tok/s)")
+                measured = rounds = spread = None
         if measured is None:
             reasons.append(f"the run did not measure {metric}: {mwhy}")
         conds["metric"] = Condition("metric", metric, metric if measured is not None else None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tokcheck.rundir import Run
+from tokcheck.verify.bursts import BURST_WARN_SHARE, burst_stats
 from tokcheck.verify.conditions import (_environment_gpus, _level_name, _level_requests, _stat,
                                         level_metric)
 from tokcheck.verify.lookup import (BYTES_PER_PARAM, _first, _fmt, _get, _is_off, _tel_find,
@@ -83,6 +84,23 @@ def _check_measurement(fields: dict, run: Run, level: dict | None, metric: str |
             ev.append(f"the server generated {_fmt(cc.get('server_generation_tokens'))} tokens but tokcheck "
                       f"counted {_fmt(cc.get('counted_tokens'))} (/metrics cross_check): other requests "
                       "were served meanwhile, or counting differs")
+    b = burst_stats(reqs)
+    if b.requests and (b.one_read_share > BURST_WARN_SHARE or b.zero_gap_share > BURST_WARN_SHARE):
+        if status == "pass":
+            status = "warn"
+        if b.one_read:
+            ev.append(f"{b.one_read} of {b.requests} requests had every token in one read: per-request "
+                      "speed is not measurable there (requests.jsonl chunks; tpot_ms null or 0)")
+        if b.zero_gaps:
+            ev.append(f"{b.zero_gap_share * 100:.0f} % of inter-token gaps were 0 ms ({b.zero_gaps} of "
+                      f"{b.gaps}): tokens arrived together, several SSE events per socket read "
+                      "(requests.jsonl chunks)")
+        advice.append("the server (or a proxy) delivers tokens in bursts: TPOT and ITL measure the "
+                      "delivery, not the decode; compare E2E tok/s or aggregate throughput, or "
+                      "measure closer to the engine")
+    elif b.requests:
+        ev.append(f"tokens arrived spread out: {b.one_read} of {b.requests} requests in one read, "
+                  f"{b.zero_gap_share * 100:.0f} % of gaps 0 ms (requests.jsonl chunks)")
     ev.append("time points: TTFT = first token − send; generation tok/s = 1/TPOT from the first "
               "token to the last (TTFT excluded); E2E tok/s = tokens ÷ (end − send)")
     # Which definition is the claimed number closest to? (the seed, 1.1 and 2.2)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tokcheck.rundir import Run
 from tokcheck.verify.lookup import (_find, _first, _get, _is_off, _norm, _precision_match,
-                                   normalize_precision)
+                                   normalize_precision, served_model_names)
 
 #: Conditions whose difference makes two numbers incomparable (the seed, 4.3).
 BLOCKING = ("model", "gpu", "gpu_count", "concurrency", "input_tokens", "output_tokens")
@@ -47,6 +48,13 @@ def run_conditions(run: Run, level: dict | None) -> dict[str, tuple[Any, str]]:
             models.append(m)
     if models:
         out["model"] = (models[0] if len(models) == 1 else models, "run.json endpoint.model / server.models")
+    names = served_model_names(r)
+    if names:
+        # every name of the served model (served name, engine's model, model directory), for
+        # the loose comparison with the claim's model; not shown in the table
+        out["model_names"] = (names, "run.json endpoint / server / engine_report / serve / precision_report")
+        if "model" not in out:
+            out["model"] = (names[0], "run.json engine_report / serve / precision_report")
 
     dtype = _first(er, "dtype") or serve.get("dtype")
     if dtype is None and pr:
@@ -114,13 +122,19 @@ def run_conditions(run: Run, level: dict | None) -> dict[str, tuple[Any, str]]:
     return out
 
 
+_HASH_TAIL = re.compile(r"[-_.][0-9a-f]{8,}$")
+
+
 def _model_match(claimed: Any, run: Any) -> bool:
+    """Loose: the claim's name (letters and digits only) inside a served name or directory
+    name, or that name (a cache hash such as ``-341117c394bd`` dropped) inside the claim's."""
     c = _norm(claimed)
     names = run if isinstance(run, list) else [run]
     for n in names:
         rn = _norm(n)
-        tail = _norm(str(n).rstrip("/").rsplit("/", 1)[-1])
-        if c and (c in rn or (tail and (tail in c or c in tail))):
+        base = str(n).rstrip("/").rsplit("/", 1)[-1]
+        tails = {_norm(base), _norm(_HASH_TAIL.sub("", base))} - {""}
+        if c and (c in rn or any(t in c or c in t for t in tails)):
             return True
     return False
 

@@ -126,3 +126,68 @@ def _is_off(value: Any) -> bool | None:
     if s in ("", "none", "null", "off", "false", "no", "0", "disabled", "auto-none"):
         return True
     return False
+
+
+# ----------------------------------------------------------------------------- the served model
+
+#: Words that open a claim but are not a model's name.
+_NOT_A_MODEL = {"a", "an", "the", "my", "our", "we", "i", "it", "this", "single", "one", "batch",
+                "concurrency", "vllm", "sglang", "tgi", "trt", "tensorrt", "llama.cpp", "ollama",
+                "bf16", "fp16", "fp8", "fp32", "int4", "int8", "full", "h100", "h200", "a100", "b200",
+                "rtx", "gpu", "model", "speed", "throughput", "decode", "generation"}
+
+_LEADING_NAME = re.compile(r"^\s*([A-Za-z][\w.\-/]*(?:\s+[A-Za-z0-9][\w.\-]*){0,3}?)\s*"
+                           r"(?:\bon\b|\bat\b|\bwith\b|\bruns\b|\bserved\b|\bdoes\b|\bgets\b|[,:(])")
+
+
+def leading_model_name(text: str) -> str | None:
+    """The model name a claim opens with when the claim parser found none (a model the
+    catalog does not know): ``"tiny-llama on vLLM 0.32.0, BF16, …"`` → ``"tiny-llama"``.
+    ``None`` when the claim does not open with a name (``"single request on an H100: …"``)."""
+    m = _LEADING_NAME.match(str(text or ""))
+    if not m:
+        return None
+    name = m.group(1).strip()
+    first = name.split()[0].lower()
+    if first in _NOT_A_MODEL or "tok/s" in name.lower() or not re.search(r"[A-Za-z]{2}", name):
+        return None
+    return name
+
+
+def _argv_model(argv: Any) -> str | None:
+    if isinstance(argv, list):
+        for flag, value in zip(argv, argv[1:]):
+            if flag == "--model":
+                return str(value)
+    return None
+
+
+def served_model_names(r: dict) -> list[str]:
+    """Every name the run record gives the served model, without repeats: the endpoint's model
+    (the served name), the server's model list, the engine's model and served name, the model
+    path the server was started with, the precision audit's and the tokenizer's directory."""
+    er = r.get("engine_report") if isinstance(r.get("engine_report"), dict) else {}
+    serve = r.get("serve") if isinstance(r.get("serve"), dict) else {}
+    pr = r.get("precision_report") if isinstance(r.get("precision_report"), dict) else {}
+    cands = [_get(r, "endpoint", "model"), *list(_get(r, "server", "models") or []),
+             er.get("served_model_name"), er.get("model"), serve.get("model"),
+             _argv_model(serve.get("argv")), pr.get("path"), _get(r, "tokenizer", "source")]
+    out: list[str] = []
+    for c in cands:
+        if c and str(c) not in out:
+            out.append(str(c))
+    return out
+
+
+def served_model_dir(r: dict):
+    """The served model's directory (a :class:`pathlib.Path` holding ``config.json``) among
+    :func:`served_model_names`, or ``None`` when none is on this machine."""
+    from pathlib import Path
+
+    for c in served_model_names(r):
+        try:
+            if (Path(c).expanduser() / "config.json").is_file():
+                return Path(c).expanduser()
+        except OSError:
+            continue
+    return None
