@@ -49,10 +49,10 @@ def test_demo_runs_the_learning_path(tiny_llama, vllm_python, tmp_path, capsys,
     assert engine_processes(port) == []
 
 
-@pytest.mark.parametrize("when", ["run.json written", "3 requests done"])
-def test_ctrl_c_during_the_bench_step_keeps_a_summary(tiny_llama, vllm_python, tmp_path, when):
-    """Either as soon as the run directory exists (the measurement worker is still starting:
-    this once left run.json and requests.jsonl without summary.json) or in mid-level."""
+def test_ctrl_c_during_the_bench_step_keeps_a_summary(tiny_llama, vllm_python, tmp_path):
+    """Ctrl-C as soon as the run directory exists, while the measurement worker still starts:
+    this once left run.json and requests.jsonl without summary.json. (A Ctrl-C in mid-level
+    is the same code; tests/integration/test_bench_cli.py covers it with a scripted server.)"""
     out = tmp_path / "demo"
     argv = [sys.executable, "-m", "tokcheck", "demo", "--out", str(out), "--python",
             str(vllm_python), "--input-len", "32", "--output-len", "64", "--concurrency", "2",
@@ -65,12 +65,7 @@ def test_ctrl_c_during_the_bench_step_keeps_a_summary(tiny_llama, vllm_python, t
     jsonl = out / "single" / "requests.jsonl"
     try:
         deadline = time.monotonic() + 400
-        def ready() -> bool:
-            if when == "run.json written":
-                return (out / "single" / "run.json").exists()
-            return jsonl.exists() and jsonl.read_text().count("\n") >= 3
-
-        while not ready():
+        while not (out / "single" / "run.json").exists():
             assert time.monotonic() < deadline and proc.poll() is None, output.text()
             engine = engine or next(iter(engine_children(proc.pid)), None)
             time.sleep(0.1)
@@ -92,8 +87,6 @@ def test_ctrl_c_during_the_bench_step_keeps_a_summary(tiny_llama, vllm_python, t
     assert summary["interrupted"] is True
     measured = sum(1 for r in records if not r["warmup"])
     assert sum(lv["requests_ok"] for lv in summary["levels"]) == measured
-    if when == "3 requests done":
-        assert summary["levels"][0]["label"] and len(records) >= 3
     assert json.loads((out / "single" / "run.json").read_text())["interrupted"] is True
     assert not (out / "concurrency").exists()
     assert wait_gone(members, 5) == []
