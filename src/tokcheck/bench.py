@@ -319,8 +319,7 @@ def run_bench(
         run.update(conditions_extra or {})
         run_dir.write_run(run)
         summary = Summary(run_id=run["run_id"], run_dir=str(run_dir.path), levels=[])
-        worker = MeasureWorker(run_dir.requests_path, config.tokenizer)
-        _call_hooks(hooks, "on_run_start", run_dir.path)
+        worker: MeasureWorker | None = None
         key = config.api_key.get_secret_value() if config.api_key else None
         next_prompt = 0
 
@@ -350,7 +349,9 @@ def run_bench(
         # default); 0.5 ms bounds that delay and costs nothing when no thread competes.
         switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(min(switch_interval, HOT_SWITCH_INTERVAL_S))
-        try:
+        try:  # from here on a Ctrl-C leaves summary.json (interrupted) beside run.json
+            worker = MeasureWorker(run_dir.requests_path, config.tokenizer)
+            _call_hooks(hooks, "on_run_start", run_dir.path)
             for lv in levels:
                 label = lv["label"]
                 _call_hooks(hooks, "before_level", label)
@@ -388,7 +389,8 @@ def run_bench(
                 run_dir.write_summary(summary)
         except KeyboardInterrupt:
             # Every request that finished is written by the worker before it stops.
-            worker.close()
+            if worker is not None:
+                worker.close()
             summary.interrupted = True
             if label is not None and (not summary.levels or summary.levels[-1].label != label):
                 partial = [r for r in read_requests(run_dir.path) if r.level == label]
@@ -401,7 +403,8 @@ def run_bench(
             raise
         finally:
             sys.setswitchinterval(switch_interval)
-            worker.close()
+            if worker is not None:
+                worker.close()
             run_dir.close()
         if worker.errors:
             run["measurement_errors"] = worker.errors[:20]

@@ -356,12 +356,35 @@ def _method_from_names(names: list[str]) -> str | None:
 # Server logs
 
 
+# Lines an engine prints at start-up, by engine: without one, a text is not a server log.
+# vLLM 0.32.0: its config line, `non-default args: {…}`, `vLLM API server version X`; SGLang:
+# `server_args=ServerArgs(…)`; TGI: `text_generation_launcher: Args {…}`; llama.cpp (llama-server):
+# `llama_model_loader:` / `print_info:` / `llm_load_print_meta:` lines.
+ENGINE_STARTUP_MARKERS = (
+    ("vllm", re.compile(r"Initializing a V1 LLM engine \(v|non-default args: \{|"
+                        r"vLLM API server version \d")),
+    ("sglang", re.compile(r"server_args=ServerArgs\(")),
+    ("tgi", re.compile(r"text_generation_launcher: Args \{")),
+    ("llama.cpp", re.compile(r"\b(?:llama_model_loader|print_info|llm_load_print_meta): ")),
+)
+
+
+def startup_marker(text: str) -> str | None:
+    """The engine whose start-up lines ``text`` contains (``"vllm"``, ``"sglang"``, ``"tgi"``,
+    ``"llama.cpp"``), None when it has none (see ``ENGINE_STARTUP_MARKERS``)."""
+    for engine, pattern in ENGINE_STARTUP_MARKERS:
+        if pattern.search(text):
+            return engine
+    return None
+
+
 def audit_server_log(text: str, path: str = "") -> PrecisionReport:
     """What a server's start-up log says it loaded: dtype, quantization, KV-cache dtype.
 
     A vLLM log is read with :func:`tokcheck.engines.vllm.parse_startup_log`; for another
     engine the lines that mention quantization or a dtype are searched for the names of
-    quantization methods (``QUANT_WORDS``: GPTQ, AWQ, FP8, W8A8, …).
+    quantization methods (``QUANT_WORDS``: GPTQ, AWQ, FP8, W8A8, …). A text with no engine
+    start-up lines (:func:`startup_marker`) is not a server log: its verdict is unknown.
 
     Returns:
         A :class:`PrecisionReport` (``source="server_log"``); ``full_precision`` is None when
@@ -396,8 +419,16 @@ def audit_server_log(text: str, path: str = "") -> PrecisionReport:
             else:
                 reasons.append(f"the engine states dtype={eng.dtype}, quantization={quant}")
         return report
-    # Not a vLLM log: look for the names of quantization methods where the log talks about
-    # quantization, precision or dtype.
+    marker = startup_marker(text)
+    if marker is None:
+        # Not an engine's log at all (e.g. a saved `tokcheck claim` output that mentions FP8):
+        # a method's name in such text says nothing about what a server loaded.
+        reasons.append("no engine start-up lines found (no vLLM engine config line or "
+                       "non-default args, no SGLang/TGI/llama.cpp start-up lines): not a "
+                       "server log")
+        return report
+    # Another engine's log (or a vLLM log cut before its config line): look for the names of
+    # quantization methods where the log talks about quantization, precision or dtype.
     for line in text.splitlines():
         low = line.lower()
         if not re.search(r"quant|dtype|precision|weight", low):

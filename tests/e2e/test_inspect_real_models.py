@@ -61,3 +61,9 @@ def test_fp8_directory_is_quantized(vllm_python, tmp_path, capsys):
     assert main(["inspect", str(tmp_path)]) == 0
     assert "QUANTIZED (fp8)" in capsys.readouterr().out
 
+
+
+def test_tiny_model_command_prints_the_served_model(tiny_llama, vllm_python, capsys):
+    """`--model "$(tokcheck tiny-model)"` names the same folder that the demo and the tests serve."""
+    assert main(["tiny-model", "--python", str(vllm_python)]) == 0
+    assert capsys.readouterr().out == f"{tiny_llama}\n"

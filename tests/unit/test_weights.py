@@ -13,7 +13,8 @@ from safetensors.numpy import save_file
 from tokcheck.errors import TokcheckError
 from tokcheck.weights import audit_model_dir, audit_server_log, combine, conditions_from_server_log
 
-LOGS = Path(__file__).parent.parent / "fixtures" / "vllm_logs"
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+LOGS = FIXTURES / "vllm_logs"
 
 
 def write_model(d: Path, tensors: dict, config: dict | None = None, name="model.safetensors"):
@@ -153,11 +154,30 @@ def test_server_log_stating_quantization_is_not_full_precision(old, new, method)
     assert r.full_precision is False and r.method == method
 
 
+SGLANG_START = "[2026-11-30 03:00:00] server_args=ServerArgs(model_path='/m', dtype='auto')\n"
+TGI_START = "2026-11-30T03:00:00Z  INFO text_generation_launcher: Args { model_id: \"/m\" }\n"
+
+
 def test_other_engines_logs_are_searched_for_method_names():
-    r = audit_server_log("INFO loading weights\nINFO Using W8A8 quantization kernels\n")
+    r = audit_server_log(SGLANG_START + "INFO Using W8A8 quantization kernels\n")
     assert r.full_precision is False and r.method == "w8a8"
-    r = audit_server_log("INFO server started\n")
+    r = audit_server_log("llama_model_loader: loaded meta data\nprint_info: file type = Q4_K - "
+                         "Medium\nprint_info: quantization = gguf\n")
+    assert r.full_precision is False and r.method == "gguf"
+    r = audit_server_log(TGI_START + "INFO server started\n")
     assert r.full_precision is None and r.verdict == "unknown"
+
+
+@pytest.mark.parametrize("text", [
+    (FIXTURES / "not_server_logs" / "claim-fp8.txt").read_text(),
+    "INFO loading weights\nINFO Using W8A8 quantization kernels\n",
+    "quantization: AWQ weights\n",
+])
+def test_a_text_without_engine_start_up_lines_is_unknown(text):
+    """A saved `tokcheck claim` output that says "FP8" is not a server that loaded FP8."""
+    r = audit_server_log(text)
+    assert r.full_precision is None and r.verdict == "unknown" and r.method is None
+    assert r.reasons == [r.reasons[0]] and "no engine start-up lines found" in r.reasons[0]
 
 
 def test_combine_and_conditions(tmp_path):
@@ -165,7 +185,7 @@ def test_combine_and_conditions(tmp_path):
     log = audit_server_log((LOGS / "start-ok-eager.log").read_text())
     both = combine(audit_model_dir(d), log)
     assert both.full_precision is True and both.source == "model_dir+server_log"
-    quant = audit_server_log("quantization: AWQ weights\n")
+    quant = audit_server_log(TGI_START + "quantization: AWQ weights\n")
     assert combine(audit_model_dir(d), quant).full_precision is False
     cond = conditions_from_server_log(LOGS / "start-ok-eager.log")
     assert cond["engine_report"]["version"] == "0.32.0"

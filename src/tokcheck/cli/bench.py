@@ -108,11 +108,6 @@ def _telemetry(args: argparse.Namespace, url: str) -> tuple[list, dict]:
     run.json ``environment`` (the doctor's report, for a local server only)."""
     if args.no_telemetry:
         return [], {}
-    from tokcheck.telemetry import bench_hooks, server_is_local
+    from tokcheck.run_telemetry import telemetry_for
 
-    extra = {}
-    if server_is_local(url):
-        from tokcheck.doctor import environment_report
-
-        extra["environment"] = environment_report()
-    return bench_hooks(url), extra
+    return telemetry_for(url)

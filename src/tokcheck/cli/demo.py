@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from tokcheck.engines.provision import ensure_vllm_cpu
     from tokcheck.engines.vllm import ServeConfig, serve
     from tokcheck.errors import TokcheckError
+    from tokcheck.run_telemetry import telemetry_for
     from tokcheck.tinymodel import build_tiny_llama
     from tokcheck.weights import audit_model_dir
 
@@ -87,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
     with serve(cfg, progress=say) as server:
         print_engine_report(server.engine_report, console)
         conditions = server.run_conditions()
+        # The same record as a plain `tokcheck bench` against this server: the doctor's
+        # environment and the telemetry hooks (/metrics, GPU sampling where there is a GPU).
+        conditions.update(telemetry_for(server.url)[1])
         console.rule("5/5  Bench: a single request, then concurrency "
                      + ", ".join(map(str, args.concurrency)))
         for name, levels in (("single", [1]), ("concurrency", args.concurrency)):
@@ -96,8 +100,11 @@ def run(args: argparse.Namespace) -> int:
                                     out=str(out / name))
             say(f"bench {name}: concurrency {levels}, {args.input_len} tokens in / "
                 f"{args.output_len} out, {args.rounds} rounds → {out / name}")
-            summary = run_bench(bench_cfg, conditions_extra=conditions,
-                                hooks=[server.log_hook()], progress=_progress(say))
+            # On Ctrl-C run_bench writes summary.json (``interrupted: true``) from the requests
+            # that finished, as `tokcheck bench` does, before the server is stopped.
+            hooks = telemetry_for(server.url, environment=False)[0] + [server.log_hook()]
+            summary = run_bench(bench_cfg, conditions_extra=conditions, hooks=hooks,
+                                progress=_progress(say))
             runs.append((name, summary))
     say(f"server stopped (log kept in {out / 'server' / 'server.log'})")
     print_record(console, runs, conditions, args)

@@ -1,5 +1,6 @@
-"""Processes and ports for engines tokcheck starts: a free port, whether one is taken, and a
-clean stop of a whole process group (the engine's API server, engine core and workers)."""
+"""Processes and ports for engines tokcheck starts: a free port, whether one is taken, an engine
+that dies with tokcheck, and a clean stop of a whole process group (the engine's API server,
+engine core and workers)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
+from collections.abc import Callable
+
+# linux/prctl.h: PR_SET_PDEATHSIG = 1 — the signal a process gets when its parent (the thread
+# that forked it) exits, however it exits (SIGKILL included).
+PR_SET_PDEATHSIG = 1
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -26,6 +33,35 @@ def port_taken(host: str, port: int) -> bool:
     return False
 
 
+def die_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` for :class:`subprocess.Popen` that makes the child get SIGTERM when
+    tokcheck exits, even by SIGKILL (Linux ``prctl(PR_SET_PDEATHSIG)``); None elsewhere.
+
+    The engine runs in a session of its own (``start_new_session=True``) so that a Ctrl-C in
+    the terminal reaches tokcheck alone, which then stops the engine in order; without this a
+    killed tokcheck would leave the engine serving (and holding its memory) as an orphan. The
+    signal goes to the engine's API server, which stops its engine core and workers.
+
+    The function must be created in the thread that starts the child (the kernel ties the
+    signal to that thread) and does only async-signal-safe work: ``prctl``, ``getppid``,
+    ``kill``.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    prctl = libc.prctl
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return preexec
+
+
 def _group_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
@@ -33,6 +69,22 @@ def _group_alive(pgid: int) -> bool:
         return False
     except PermissionError:
         return True
+    return True
+
+
+def stop_group(pgid: int, timeout_s: float) -> bool:
+    """SIGTERM to process group ``pgid``, SIGKILL to what is left after ``timeout_s``.
+    Returns False when the group was already gone."""
+    if not _group_alive(pgid):
+        return False
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
+    while _group_alive(pgid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if _group_alive(pgid):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
     return True
 
 
@@ -51,9 +103,38 @@ def stop_process_group(proc: subprocess.Popen, timeout_s: float = 20.0) -> None:
                 os.killpg(pgid, signal.SIGKILL)
             proc.wait(10)
     # Children (engine core, workers) may outlive the leader for a moment; never leave them.
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + min(5.0, max(timeout_s, 1.0))
     while _group_alive(pgid) and time.monotonic() < deadline:
         time.sleep(0.1)
     if _group_alive(pgid):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGKILL)
+
+
+class GroupReaper:
+    """Starts :mod:`tokcheck.engines.reaper` for process group ``pgid``: it stops the group
+    (SIGTERM, SIGKILL after ``grace_s``) when this process dies without doing so. Call
+    :meth:`close` after stopping the group yourself; the reaper then finds it gone and exits.
+
+    ``log`` (an open binary file, e.g. the server log) receives the reaper's one line."""
+
+    def __init__(self, pgid: int, grace_s: float, log=None) -> None:
+        read_end, self._write_end = os.pipe()  # not inherited by other children (PEP 446)
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "tokcheck.engines.reaper", str(pgid), f"{grace_s:g}"],
+                stdin=read_end, stdout=subprocess.DEVNULL,
+                stderr=log if log is not None else subprocess.DEVNULL, start_new_session=True)
+        except BaseException:
+            os.close(self._write_end)
+            raise
+        finally:
+            os.close(read_end)
+
+    def close(self) -> None:
+        """Let the reaper go (idempotent)."""
+        if self._write_end is not None:
+            os.close(self._write_end)
+            self._write_end = None
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(10)

