@@ -228,7 +228,7 @@ def test_itl_histogram_drawn_when_every_gap_is_zero(tmp_path):
 def test_no_doubled_percent_sign_in_any_help():
     parser = build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    assert set(COMMANDS) <= set(sub.choices)
+    assert {c.replace("_", "-") for c in COMMANDS} <= set(sub.choices)
     for name, p in sub.choices.items():
         text = p.format_help()
         assert "%%" not in text, name
