@@ -24,13 +24,19 @@ class LiveProgress:
         self.tasks: dict[str, int] = {}
 
     def __enter__(self) -> LiveProgress:
-        self.progress.__enter__()
+        # The display starts with the first finished request, so a run that fails before any
+        # (e.g. the server cannot be reached) prints nothing but its one-line error.
+        self._started = False
         return self
 
     def __exit__(self, *exc) -> None:
-        self.progress.__exit__(*exc)
+        if self._started:
+            self.progress.__exit__(*exc)
 
     def update(self, label: str, looks_ok: bool, planned: int) -> None:
+        if not self._started:
+            self.progress.__enter__()
+            self._started = True
         task = self.tasks.get(label)
         if task is None:
             task = self.progress.add_task(label, total=planned, ok=0, failed=0)

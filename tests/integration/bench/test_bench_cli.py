@@ -64,6 +64,15 @@ def test_bad_input_is_one_line_and_exit_1(server, tiny_tokenizer, tmp_path):
     assert proc.returncode == 1 and "no tokenizer.json" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_unreachable_server_is_one_line_on_stderr(tiny_tokenizer, tmp_path):
+    # port 9 (discard) has no listener on loopback: the error comes once the run has started
+    # (the live display must not leave an empty line above it)
+    proc = subprocess.run(cli("--url", "http://127.0.0.1:9", "--model", "x", "--tokenizer", str(tiny_tokenizer),
+                              "--out", str(tmp_path / "r")), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("Error: cannot reach the server") and proc.stderr.count("\n") == 1
+
+
 def test_ctrl_c_keeps_every_completed_request(server, tiny_tokenizer, tmp_path):
     server.script(ttft_ms=20, itl_ms=10)  # ~0.2 s per request
     out = tmp_path / "run"
