@@ -129,3 +129,18 @@ def test_the_table_says_when_forcing_fell_back_or_prompt_counts_differ(server, t
     out = " ".join(proc.stdout.split())
     assert "forced with max_tokens only" in out
     assert "20 tokens in the given tokenizer, 22 by the server" in out
+
+
+def test_the_table_shows_the_range_of_all_rounds(server, tiny_tokenizer, tmp_path):
+    # with three rounds the kept rounds are one: the table must show all rounds' range instead of ±0
+    out = tmp_path / "run"
+    proc = subprocess.run(cli(*base_args(server, tiny_tokenizer, out), "--rounds", "3", "--no-telemetry"),
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    ttft = summary["levels"][0]["ttft_ms"]
+    lo, hi = min(ttft["rounds"]), max(ttft["rounds"])
+    assert ttft["range_all"] == [lo, hi] and ttft["spread"] == hi - lo and ttft["spread_kept"] == 0
+    row = next(line for line in proc.stdout.splitlines() if line.lstrip("│ ").startswith("TTFT ms"))
+    assert f"({lo:,.1f}–{hi:,.1f})" in row
+    assert "tokens in coalesced reads" in proc.stdout and "TPOT undefined" in proc.stdout
