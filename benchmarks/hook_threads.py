@@ -26,7 +26,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
