@@ -9,7 +9,9 @@ Run: ``python tests/scripted_server.py --tokenizer PATH [--port 0]``; it prints
 
 Timing: every chunk of a request is scheduled against an absolute deadline,
 ``t_recv + ttft_ms + j · tokens_per_chunk · itl_ms`` for chunk j (t_recv: the request fully
-read), so lateness never accumulates; actual lateness is in ``/_stats``. Output tokens are
+read), so lateness never accumulates; actual lateness is in ``/_stats``. With
+``events_per_write`` E > 1, events are written E at a time in one ``write`` (at the deadline of
+the group's first event), as a loaded server does: the client reads them together. Output tokens are
 words that are one token each in the given tokenizer, so the true token count is exact.
 """
 
@@ -33,6 +35,7 @@ DEFAULT_SCRIPT: dict = {
     "ttft_ms": 20.0,          # request read → first token chunk written
     "itl_ms": 2.0,            # per output token
     "tokens_per_chunk": 1,    # > 1: speculative-decoding-like chunks
+    "events_per_write": 1,    # > 1: that many SSE events in one socket write (coalesced reads)
     "output_tokens": None,    # None: the request's max_tokens
     "eos_after": None,        # early EOS after this many tokens (finish_reason "stop")
     "usage": "present",       # present | absent | wrong
@@ -170,10 +173,17 @@ async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close
     words = state.words
     sent = 0
     j = 0
+    per_write = max(1, int(sc["events_per_write"]))
+    pending: list[bytes] = []
+    deadline = t_recv + ttft_ns
     while sent < n_out:
-        deadline = t_recv + ttft_ns + j * k * itl_ns
-        await _sleep_until(deadline)
+        if j % per_write == 0:
+            deadline = t_recv + ttft_ns + j * k * itl_ns
+            await _sleep_until(deadline)
         if fault and j == sc["fault_after_chunks"]:
+            if pending:
+                writer.write(b"".join(pending))
+                pending.clear()
             if fault == "reset_mid_stream":
                 _rst(writer)
                 return
@@ -198,12 +208,15 @@ async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close
             text += "<|eos|>"
         now = time.perf_counter_ns()  # stamped before the write: bytes cannot arrive earlier
         if last:
-            writer.write(_event(choice(text, stop_reason)))
+            pending.append(_event(choice(text, stop_reason)))
         else:
             # the common chunk, pre-encoded around the text: json.dumps of a whole chunk per
             # token would be most of this server's CPU at 128 streams
             data = head_bytes + json.dumps(text).encode() + tail_bytes
-            writer.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            pending.append(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        if last or (j + 1) % per_write == 0:
+            writer.write(pending[0] if len(pending) == 1 else b"".join(pending))
+            pending.clear()
         late = now - deadline
         stat["late_max_ns"] = max(stat["late_max_ns"], late)
         stat["late_sum_ns"] += late

@@ -34,13 +34,15 @@ def e2e_latency_ms(t_send_ns: int, t_end_ns: int) -> float:
 def tpot_ms(t_first_ns: int | None, t_last_ns: int | None, n_out: int | None, n_first: int | None) -> float | None:
     """TPOT = (t_last − t_first) / (n_out − n_first), in ms per token.
 
-    ``n_first`` is the number of tokens in the first token-carrying chunk; undefined (None)
-    when no token came after the first chunk.
+    ``n_first`` is the number of tokens in the first token-carrying chunk — everything that
+    arrived in the first read (:func:`merge_reads`), not only its first SSE event; undefined
+    (None) when no token came after the first read (then every token arrived at once and the
+    generation speed cannot be seen from the client).
     """
     if t_first_ns is None or t_last_ns is None or n_out is None or n_first is None:
         return None
     n = n_out - n_first
-    if n <= 0:
+    if n <= 0 or t_last_ns <= t_first_ns:  # one read held every token: no gap to divide
         return None
     return (t_last_ns - t_first_ns) / NS_PER_MS / n
 
@@ -59,16 +61,43 @@ def e2e_tok_s(n_out: int | None, t_send_ns: int, t_end_ns: int) -> float | None:
     return n_out * NS_PER_S / (t_end_ns - t_send_ns)
 
 
+def merge_reads(events: Sequence[Sequence[int]]) -> tuple[list[tuple[int, int]], list[int]]:
+    """Chunks as DESIGN.md defines them: what arrived in one socket read.
+
+    Args:
+        events: ``[(arrival_ns, n_tokens), …]`` of the token-carrying SSE events, in order; the
+            recorder stamps each read, so events that arrived in the same read share a stamp.
+
+    Returns:
+        ``(chunks, events_per_chunk)``: consecutive events with the same stamp merged into one
+        chunk ``(arrival_ns, Σ n_tokens)``, and how many SSE events each chunk held (> 1: the
+        events arrived coalesced — the server or the kernel batched them, or the client read late).
+    """
+    chunks: list[tuple[int, int]] = []
+    counts: list[int] = []
+    for t, k in events:
+        if chunks and chunks[-1][0] == t:
+            chunks[-1] = (t, chunks[-1][1] + k)
+            counts[-1] += 1
+        else:
+            chunks.append((t, k))
+            counts.append(1)
+    return chunks, counts
+
+
 def itl_ms(chunks: Sequence[Sequence[int]]) -> list[float]:
     """Per-token inter-token latencies, in ms.
 
     Args:
-        chunks: ``[(arrival_ns, n_tokens), …]`` of the token-carrying chunks, in order.
+        chunks: ``[(arrival_ns, n_tokens), …]`` of the token-carrying chunks, in order. Events
+            that share a stamp (one read) are merged first (:func:`merge_reads`), so a read of
+            k tokens after a gap g gives k values g/k, never k − 1 zeros.
 
     A chunk carrying k tokens after a gap g contributes k values g/k, so that
     ``sum(itl_ms(chunks)) == (t_last − t_first)`` in ms exactly (up to float rounding).
     The first chunk contributes nothing (its gap is the TTFT).
     """
+    chunks, _ = merge_reads(chunks)
     out: list[float] = []
     for (t_prev, _), (t, k) in zip(chunks, chunks[1:]):
         if k <= 0:

@@ -54,6 +54,8 @@ class RequestRecord(BaseModel):
     t_last_ns: int | None
     t_end_ns: int | None
     chunks: list[tuple[int, int]]
+    # SSE events in each chunk (parallel to ``chunks``; > 1: they arrived in one read)
+    chunk_events: list[int] | None = None
     n_out: int | None = None
     n_out_source: str | None = None
     n_out_usage: int | None
@@ -77,7 +79,8 @@ class RequestRecord(BaseModel):
 
 
 class MetricStat(BaseModel):
-    """One metric over a level: ``median`` is the rounds' trimmed median (stats.py)."""
+    """One metric over a level: ``median`` is the rounds' trimmed median, ``spread`` the range
+    (max − min) of all rounds' medians, ``spread_kept`` that of the kept ones (stats.py)."""
 
     mean: float
     median: float
@@ -85,6 +88,8 @@ class MetricStat(BaseModel):
     p99: float
     rounds: list[float | None]
     spread: float
+    range_all: list[float] | None = None
+    spread_kept: float | None = None
     n: int
 
 
@@ -105,6 +110,11 @@ class LevelSummary(BaseModel):
     output_throughput_tok_s_rounds: list[float | None]
     output_throughput_tok_s_spread: float | None
     request_throughput_rps: float | None
+    # coalesced reads (summarize.py): requests whose every token arrived in one read, the
+    # share of tokens that arrived in a read of several SSE events, SSE events per read
+    tpot_undefined_requests: int = 0
+    coalesced_token_share: float | None = None
+    sse_events_per_chunk: float | None = None
     ttft_ms: MetricStat | None = None
     ttft_ms_reason: str | None = None
     tpot_ms: MetricStat | None = None

@@ -3,6 +3,10 @@
 The rounds rule is the seed's (R4): run R rounds, take each round's median, drop the highest
 and the lowest round, report the median of the rest, with the spread. With fewer than three
 rounds nothing is dropped.
+
+The spread is the range of *all* rounds' medians (max − min, with ``range_all`` = [min, max]):
+the kept rounds alone have no range with three rounds (one is left), so "±0" would hide rounds
+of 1893, 246 and 286. ``spread_kept`` (max − min of the kept rounds) is given beside it.
 """
 
 from __future__ import annotations
@@ -43,7 +47,9 @@ class Distribution:
         median: the rounds' trimmed median (median of the kept round medians).
         p90, p99: percentiles of all values.
         rounds: each round's median (None for a round without values), in run order.
-        spread: max − min of the kept round medians (same unit; 0 with one round).
+        spread: max − min of all rounds' medians (same unit; 0 with one round).
+        range_all: [min, max] of all rounds' medians.
+        spread_kept: max − min of the kept round medians (0 with three rounds).
         n: number of values.
     """
 
@@ -53,6 +59,8 @@ class Distribution:
     p99: float
     rounds: list[float | None]
     spread: float
+    range_all: list[float]
+    spread_kept: float
     n: int
 
 
@@ -62,7 +70,8 @@ def distribution(per_round: Sequence[Sequence[float]]) -> Distribution | None:
     if not pooled:
         return None
     rmeds = [median(r) for r in per_round]
-    kept = trimmed_rounds([m for m in rmeds if m is not None])
+    present = [m for m in rmeds if m is not None]
+    kept = trimmed_rounds(present)
     arr = np.asarray(pooled, dtype=float)
     return Distribution(
         mean=float(arr.mean()),
@@ -70,15 +79,18 @@ def distribution(per_round: Sequence[Sequence[float]]) -> Distribution | None:
         p90=float(np.percentile(arr, 90)),
         p99=float(np.percentile(arr, 99)),
         rounds=rmeds,
-        spread=float(max(kept) - min(kept)),
+        spread=float(max(present) - min(present)),
+        range_all=[float(min(present)), float(max(present))],
+        spread_kept=float(max(kept) - min(kept)),
         n=len(pooled),
     )
 
 
 def rounds_value(per_round: Sequence[float | None]) -> tuple[float | None, float | None]:
-    """(trimmed median, spread) of one value per round (e.g. each round's throughput)."""
+    """(trimmed median, spread) of one value per round (e.g. each round's throughput); the
+    spread is max − min of all rounds (as :class:`Distribution`)."""
     vals = [v for v in per_round if v is not None]
     if not vals:
         return None, None
     kept = trimmed_rounds(vals)
-    return float(np.median(kept)), float(max(kept) - min(kept))
+    return float(np.median(kept)), float(max(vals) - min(vals))

@@ -1,5 +1,17 @@
 """Per-level summary of measured requests (pure): DESIGN.md R4 aggregates and the seed's
-rounds rule (:mod:`tokcheck.stats`). Warm-up requests are never included."""
+rounds rule (:mod:`tokcheck.stats`). Warm-up requests are never included.
+
+Coalesced reads. A chunk is what arrived in one read (:func:`tokcheck.metrics.merge_reads`).
+When every token of a request arrives in one read, its TPOT is undefined. Those requests are
+not a random subset (they are the ones the server or the client batched hardest), so a median
+over the others is biased. Rule: when more than :data:`TPOT_UNDEFINED_MAX_SHARE` of a level's
+successful requests have an undefined TPOT, the level's ``tpot_ms`` and ``generation_tok_s``
+are null with a ``*_reason`` (the per-request values stay in requests.jsonl). Why 10 %: leaving
+out a share f of the values from anywhere moves a median at most to the (50 ± 50·f)-th
+percentile of all of them, so at f ≤ 10 % the reported median lies between the true 45th and
+55th percentiles (inside the interquartile range), and one request in a small level (1 of 12)
+does not void it.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +22,18 @@ from tokcheck import metrics, stats
 from tokcheck.record import LEVEL_METRICS, LevelSummary, MetricStat, RequestRecord
 
 _REASON_NO_OK = "no successful requests"
+
+#: Largest share of a level's successful requests with an undefined TPOT (every token in one
+#: read) at which ``tpot_ms`` / ``generation_tok_s`` are still reported (module doc: why 10 %).
+TPOT_UNDEFINED_MAX_SHARE = 0.10
+
+
+def _events_per_chunk(r: RequestRecord) -> list[int]:
+    """SSE events in each of the record's chunks (older records, written before chunks were
+    merged per read, are merged here: equal stamps mean one read)."""
+    if r.chunk_events is not None and len(r.chunk_events) == len(r.chunks):
+        return list(r.chunk_events)
+    return metrics.merge_reads(r.chunks)[1]
 
 
 def _per_request(field: str):
@@ -25,7 +49,7 @@ _EXTRACT = {
     "queue_delay_ms": _per_request("queue_delay_ms"),
     "ttft_from_due_ms": _per_request("ttft_from_due_ms"),
     "itl_ms": lambda r: metrics.itl_ms(r.chunks),
-    "tokens_per_chunk": lambda r: [float(k) for _, k in r.chunks],
+    "tokens_per_chunk": lambda r: [float(k) for _, k in metrics.merge_reads(r.chunks)[0]],
 }
 
 _REASONS = {
@@ -48,7 +72,10 @@ def summarize_level(
 
     Rounds are the distinct ``round`` numbers of the records. Aggregate output throughput of a
     round = Σ n_out of its successful requests / (last t_end − first t_send of all its
-    requests); the level's value is the rounds' trimmed median.
+    requests); the level's value is the rounds' trimmed median. ``tpot_undefined_requests``,
+    ``coalesced_token_share`` (tokens that arrived in a read holding more than one SSE event ÷
+    all tokens) and ``sse_events_per_chunk`` describe coalesced reads; see the module doc for
+    when ``tpot_ms`` / ``generation_tok_s`` are withheld.
     """
     measured = [r for r in records if not r.warmup]
     rounds = sorted({r.round for r in measured})
@@ -73,8 +100,31 @@ def summarize_level(
     rps, _ = stats.rounds_value(rps_rounds)
 
     defects: Counter[str] = Counter(d for r in measured for d in r.defects)
-    fields: dict = {}
+    # coalesced reads: tokens that arrived in a read holding more than one SSE event, and
+    # requests whose every token arrived in one read (TPOT undefined)
+    tokens_all = tokens_coalesced = events_all = chunks_all = 0
+    for r in ok:
+        merged = metrics.merge_reads(r.chunks)[0]
+        for (_, k), e in zip(merged, _events_per_chunk(r)):
+            tokens_all += k
+            events_all += e
+            chunks_all += 1
+            if e > 1:
+                tokens_coalesced += k
+    tpot_undefined = sum(1 for r in ok if r.tpot_ms is None)
+    fields: dict = {
+        "tpot_undefined_requests": tpot_undefined,
+        "coalesced_token_share": tokens_coalesced / tokens_all if tokens_all else None,
+        "sse_events_per_chunk": events_all / chunks_all if chunks_all else None,
+    }
+    too_many_undefined = bool(ok) and tpot_undefined / len(ok) > TPOT_UNDEFINED_MAX_SHARE
     for name in LEVEL_METRICS:
+        if too_many_undefined and name in ("tpot_ms", "generation_tok_s"):
+            fields[name] = None
+            fields[f"{name}_reason"] = (
+                f"TPOT undefined for {tpot_undefined} of {len(ok)} requests (every token arrived in one read); "
+                f"a median over the rest would be biased (more than {TPOT_UNDEFINED_MAX_SHARE:.0%})")
+            continue
         per_round = [[v for r in by_round[n] for v in _EXTRACT[name](r)] for n in rounds]
         dist = stats.distribution(per_round)
         if dist is None:

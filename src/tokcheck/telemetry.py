@@ -376,19 +376,48 @@ class MetricsScrape:
     error: str | None = None
 
 
-def scrape_metrics(url: str, timeout_s: float = 5.0) -> MetricsScrape:
-    """GET ``url`` (a ``/metrics`` address) and parse it. Network errors, HTTP errors and
-    unparsable text become ``error`` (one line), never an exception."""
+@dataclass
+class RawScrape:
+    """One scrape taken while a level runs: when (``perf_counter_ns``) and the raw text, or the
+    error. Parsed only after the level (:meth:`MetricsScraper.after_level`)."""
+
+    t_ns: int
+    text: str | None
+    error: str | None = None
+
+
+def fetch_metrics_text(url: str, timeout_s: float = 5.0, client: Any = None) -> RawScrape:
+    """GET ``url`` (a ``/metrics`` address) and keep the text unparsed. Network and HTTP errors
+    become ``error`` (one line), never an exception. ``client``: an ``httpx.Client`` to reuse."""
     import httpx
 
     t_ns = time.perf_counter_ns()
     try:
-        # A proxy from the environment must not stand between tokcheck and a local server.
-        resp = httpx.get(url, timeout=timeout_s, trust_env=not server_is_local(url))
+        if client is not None:
+            resp = client.get(url, timeout=timeout_s)
+        else:
+            # A proxy from the environment must not stand between tokcheck and a local server.
+            resp = httpx.get(url, timeout=timeout_s, trust_env=not server_is_local(url))
         resp.raise_for_status()
-        return MetricsScrape(t_ns, parse_vllm_metrics(resp.text))
-    except (httpx.HTTPError, ValueError) as err:
-        return MetricsScrape(t_ns, {}, f"{type(err).__name__}: {err}".splitlines()[0])
+        return RawScrape(t_ns, resp.text)
+    except httpx.HTTPError as err:
+        return RawScrape(t_ns, None, f"{type(err).__name__}: {err}".splitlines()[0])
+
+
+def parse_scrape(raw: RawScrape) -> MetricsScrape:
+    """Parse a :class:`RawScrape` (unparsable text becomes ``error``)."""
+    if raw.error is not None or raw.text is None:
+        return MetricsScrape(raw.t_ns, {}, raw.error or "no text")
+    try:
+        return MetricsScrape(raw.t_ns, parse_vllm_metrics(raw.text))
+    except ValueError as err:
+        return MetricsScrape(raw.t_ns, {}, f"{type(err).__name__}: {err}".splitlines()[0])
+
+
+def scrape_metrics(url: str, timeout_s: float = 5.0) -> MetricsScrape:
+    """GET ``url`` (a ``/metrics`` address) and parse it. Network errors, HTTP errors and
+    unparsable text become ``error`` (one line), never an exception."""
+    return parse_scrape(fetch_metrics_text(url, timeout_s))
 
 
 def metrics_url(base_url: str) -> str:
@@ -403,6 +432,12 @@ class MetricsScraper:
     """Scrapes a server's Prometheus ``/metrics`` before, during (every ``interval_s``, in a
     thread) and after each level.
 
+    While a level runs, the thread only fetches and keeps the raw text with its stamp
+    (:class:`RawScrape`); parsing vLLM's ~50 kB of Prometheus text takes ~10 ms of pure Python,
+    and a thread holding the GIL that long delays the event loop's stamps of the streams being
+    measured (benchmarks/README.md, "Threads of hooks"). The texts are parsed in
+    :meth:`after_level`, once the level's requests have all ended.
+
     ``after_level`` returns ``{"server_metrics": {...}}``: the counter deltas and ratios of
     :func:`metrics_delta`, the gauges' maxima while the level ran, and the cross-check of the
     generation-token delta against the tokens counted in ``requests.jsonl``.
@@ -414,7 +449,7 @@ class MetricsScraper:
         self.interval_s = interval_s
         self.settle_s = settle_s
         self.tolerance_tokens = tolerance_tokens
-        self.scrapes: dict[str, list[MetricsScrape]] = {}
+        self.scrapes: dict[str, list[RawScrape]] = {}  # raw, per level (parsed after it)
         self.errors: list[str] = []
         self._before: dict[str, MetricsScrape] = {}
         self._run_dir: Path | None = None
@@ -428,8 +463,15 @@ class MetricsScraper:
         return s
 
     def _poll(self, label: str) -> None:
-        while not self._stop.wait(self.interval_s):
-            self.scrapes[label].append(self.scrape())
+        import httpx
+
+        # one connection for the level (no client set-up per scrape); no parsing here
+        with httpx.Client(trust_env=not server_is_local(self.url)) as client:
+            while not self._stop.wait(self.interval_s):
+                raw = fetch_metrics_text(self.url, client=client)
+                if raw.error and raw.error not in self.errors:
+                    self.errors.append(raw.error)
+                self.scrapes[label].append(raw)
 
     # bench hooks
     def on_run_start(self, run_dir: Path) -> None:
@@ -474,7 +516,11 @@ class MetricsScraper:
             out["reason"] = f"scrape failed: {before.error or after.error}"
             return out
         out.update(metrics_delta(before.values, after.values))
-        during = [s.values for s in self.scrapes.get(label, []) if not s.error]
+        parsed = [parse_scrape(r) for r in self.scrapes.get(label, [])]
+        for p in parsed:
+            if p.error and p.error not in self.errors:
+                self.errors.append(p.error)
+        during = [p.values for p in parsed if not p.error]
         out["during"] = {"scrapes": len(during)}
         for key in GAUGES:
             vals = [v[key] for v in (before.values, *during, after.values) if key in v]

@@ -105,6 +105,21 @@ def test_level_delta_matches_tokens_counted(metrics_server, tmp_path: Path) -> N
     assert end["url"] == metrics_server.url + "/metrics" and "errors" not in end
 
 
+def test_scrapes_during_a_level_are_kept_raw_and_parsed_after_it(metrics_server, tmp_path: Path) -> None:
+    # Parsing ~50 kB of Prometheus text holds the GIL ~10 ms: never in the thread while the
+    # level's streams are being stamped. The thread keeps the text; after_level parses it.
+    scraper = MetricsScraper(metrics_server.url, interval_s=0.05)
+    scraper.on_run_start(tmp_path)
+    scraper.before_level("c3")
+    metrics_server.state = "during"
+    _wait_for(lambda: any(s.text == TEXTS["during"] for s in scraper.scrapes["c3"]))
+    raw = next(s for s in scraper.scrapes["c3"] if s.text == TEXTS["during"])
+    assert raw.error is None and not hasattr(raw, "values") and raw.t_ns > 0
+    metrics_server.state = "after"
+    out = scraper.after_level("c3", counted_tokens=240)["server_metrics"]
+    assert out["during"]["scrapes"] >= 1 and out["during"]["requests_running_max"] == 3
+
+
 def test_mismatch_is_flagged(metrics_server, tmp_path: Path) -> None:
     scraper = MetricsScraper(metrics_server.url, interval_s=0.05, settle_s=0.2)
     scraper.on_run_start(tmp_path)

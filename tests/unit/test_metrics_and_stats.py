@@ -39,7 +39,8 @@ def test_rounds_rule_drops_highest_and_lowest():
     d = stats.distribution(per_round)
     assert d.rounds == [11, 100, 21, 1, 31]
     assert d.median == 21  # of 11, 21, 31 after dropping 100 and 1
-    assert d.spread == 20
+    assert d.spread == 99 and d.range_all == [1, 100]  # all rounds
+    assert d.spread_kept == 20
     assert d.n == 15 and d.mean == pytest.approx(sum(map(sum, per_round)) / 15)
 
 
@@ -47,4 +48,32 @@ def test_fewer_than_three_rounds_keep_all():
     assert stats.trimmed_rounds([3, 1]) == [1, 3]
     assert stats.distribution([[1, 2, 3]]).median == 2
     assert stats.distribution([[], []]) is None
-    assert stats.rounds_value([None, 4.0, 6.0, 5.0]) == (5.0, 0.0)
+    assert stats.rounds_value([None, 4.0, 6.0, 5.0]) == (5.0, 2.0)
+
+
+def test_spread_with_three_rounds_is_the_range_of_all_rounds():
+    # the new user's rounds: with the kept rounds only, the spread was always ±0 at three rounds
+    d = stats.distribution([[1893.0], [246.0], [286.0]])
+    assert d.median == 286 and d.spread == 1893 - 246 and d.range_all == [246, 1893]
+    assert d.spread_kept == 0
+    assert stats.rounds_value([1893.0, 246.0, 286.0]) == (286.0, 1893 - 246)
+
+
+def test_events_in_one_read_are_one_chunk():
+    # 16 one-token SSE events arriving 4 per read (same stamp), reads 8 ms apart
+    events = [(t, 1) for t in (100 * MS, 108 * MS, 116 * MS, 124 * MS) for _ in range(4)]
+    chunks, counts = metrics.merge_reads(events)
+    assert chunks == [(100 * MS, 4), (108 * MS, 4), (116 * MS, 4), (124 * MS, 4)] and counts == [4, 4, 4, 4]
+    # ITL: each read of 4 tokens after 8 ms gives 4 values of 2 ms — no zero gaps
+    assert metrics.itl_ms(events) == [2.0] * 12
+    assert sum(metrics.itl_ms(events)) == pytest.approx(24)
+    # TPOT with n_first = the first read's 4 tokens: 24 ms / 12 tokens
+    assert metrics.tpot_ms(100 * MS, 124 * MS, n_out=16, n_first=chunks[0][1]) == 2.0
+
+
+def test_every_token_in_one_read_has_no_tpot():
+    assert metrics.merge_reads([(7, 1)] * 16) == ([(7, 16)], [16])
+    assert metrics.itl_ms([(7, 1)] * 16) == []
+    # one read, even when n_out (usage) differs from the tokens counted in it: never 0.0
+    assert metrics.tpot_ms(7, 7, n_out=16, n_first=16) is None
+    assert metrics.tpot_ms(7, 7, n_out=16, n_first=1) is None

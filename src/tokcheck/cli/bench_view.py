@@ -24,13 +24,19 @@ class LiveProgress:
         self.tasks: dict[str, int] = {}
 
     def __enter__(self) -> LiveProgress:
-        self.progress.__enter__()
+        # The display starts with the first finished request, so a run that fails before any
+        # (e.g. the server cannot be reached) prints nothing but its one-line error.
+        self._started = False
         return self
 
     def __exit__(self, *exc) -> None:
-        self.progress.__exit__(*exc)
+        if self._started:
+            self.progress.__exit__(*exc)
 
     def update(self, label: str, looks_ok: bool, planned: int) -> None:
+        if not self._started:
+            self.progress.__enter__()
+            self._started = True
         task = self.tasks.get(label)
         if task is None:
             task = self.progress.add_task(label, total=planned, ok=0, failed=0)
@@ -47,9 +53,16 @@ def _fmt(value: float | None, digits: int = 1) -> str:
     return "n/a" if value is None else f"{value:,.{digits}f}"
 
 
+def _range(rounds: list[float | None] | None, digits: int) -> str:
+    vals = [v for v in rounds or [] if v is not None]
+    if len(vals) < 2:
+        return ""
+    return f" ({_fmt(min(vals), digits)}–{_fmt(max(vals), digits)})"
+
+
 def render_summary(summary: Summary, console: Console | None = None) -> None:
-    """The final table: one column per level, one row per metric (the rounds' trimmed median,
-    and p99 where tails matter)."""
+    """The final table: one column per level, one row per metric — the rounds' trimmed median
+    and, in brackets, the range (min–max) of all rounds' medians; p99 where tails matter."""
     console = console or Console()
     table = Table(title=f"tokcheck bench — {summary.run_dir}", header_style="bold")
     table.add_column("metric")
@@ -59,8 +72,14 @@ def render_summary(summary: Summary, console: Console | None = None) -> None:
     def stat(name: str, field: str = "median", digits: int = 1):
         def cell(lv) -> str:
             value = getattr(lv, name)
-            return _fmt(getattr(value, field) if value else None, digits)
+            text = _fmt(getattr(value, field) if value else None, digits)
+            if field == "median" and value is not None:
+                text += _range(value.rounds, digits)
+            return text
         return cell
+
+    def share(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.0%}"
 
     rows = [
         ("requests ok / failed", lambda lv: f"{lv.requests_ok} / {lv.requests_failed}"),
@@ -72,10 +91,13 @@ def render_summary(summary: Summary, console: Console | None = None) -> None:
         ("generation tok/s", stat("generation_tok_s")),
         ("E2E latency ms", stat("e2e_latency_ms", digits=0)),
         ("E2E tok/s", stat("e2e_tok_s")),
-        ("output throughput tok/s", lambda lv: _fmt(lv.output_throughput_tok_s)),
+        ("output throughput tok/s",
+         lambda lv: _fmt(lv.output_throughput_tok_s) + _range(lv.output_throughput_tok_s_rounds, 1)),
         ("request throughput req/s", lambda lv: _fmt(lv.request_throughput_rps, 2)),
         ("queue delay ms", stat("queue_delay_ms", digits=2)),
-        ("tokens per chunk", stat("tokens_per_chunk", digits=2)),
+        ("tokens per chunk (read)", stat("tokens_per_chunk", digits=2)),
+        ("tokens in coalesced reads", lambda lv: share(lv.coalesced_token_share)),
+        ("TPOT undefined (1 read)", lambda lv: f"{lv.tpot_undefined_requests} / {lv.requests_ok}"),
     ]
     for title, cell in rows:
         table.add_row(title, *(cell(lv) for lv in summary.levels))
@@ -88,12 +110,15 @@ def render_summary(summary: Summary, console: Console | None = None) -> None:
             notes.append("defects: " + ", ".join(f"{k} × {v}" for k, v in sorted(lv.defects.items())))
         if lv.early_stops:
             notes.append(f"{lv.early_stops} request(s) stopped before the asked output length")
+        if lv.tpot_ms is None and lv.tpot_ms_reason and lv.requests_ok:
+            notes.append(f"TPOT / generation tok/s: {lv.tpot_ms_reason}")
         if notes:
             console.print(f"[yellow]{lv.label}[/]: " + "; ".join(notes))
     _render_workload_notes(summary, console)
     if summary.interrupted:
         console.print("[yellow]interrupted: the summary covers the requests that completed[/]")
-    console.print("Medians are the median of per-round medians after dropping the highest and lowest round.")
+    console.print("Medians are the median of per-round medians after dropping the highest and lowest round; "
+                  "(min–max) is the range of all rounds' medians. A chunk is what arrived in one read.")
 
 
 def _render_workload_notes(summary: Summary, console: Console) -> None:

@@ -44,7 +44,8 @@ def measure_request(ex: Exchange, meta: RequestMeta, tok: TokenizerInfo) -> Requ
     # One encode of the whole text; each token goes to the chunk that completed it, so the
     # per-chunk counts add up to the tokenizer's total (role-only and empty deltas carry none).
     n_tok, per_chunk = tok.count_pieces([t for _, t in res.deltas])
-    chunks = [(t, k) for (t, _), k in zip(res.deltas, per_chunk) if k > 0]
+    # A chunk is what arrived in one read: events with the same stamp are merged (metrics.py).
+    chunks, chunk_events = metrics.merge_reads([(t, k) for (t, _), k in zip(res.deltas, per_chunk) if k > 0])
     if not res.deltas:
         n_tok = None
 
@@ -81,6 +82,7 @@ def measure_request(ex: Exchange, meta: RequestMeta, tok: TokenizerInfo) -> Requ
         t_last_ns=t_last,
         t_end_ns=t_end,
         chunks=chunks,
+        chunk_events=chunk_events,
         n_out=n_out,
         n_out_source=source,
         n_out_usage=n_usage,

@@ -64,6 +64,15 @@ def test_bad_input_is_one_line_and_exit_1(server, tiny_tokenizer, tmp_path):
     assert proc.returncode == 1 and "no tokenizer.json" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_unreachable_server_is_one_line_on_stderr(tiny_tokenizer, tmp_path):
+    # port 9 (discard) has no listener on loopback: the error comes once the run has started
+    # (the live display must not leave an empty line above it)
+    proc = subprocess.run(cli("--url", "http://127.0.0.1:9", "--model", "x", "--tokenizer", str(tiny_tokenizer),
+                              "--out", str(tmp_path / "r")), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("Error: cannot reach the server") and proc.stderr.count("\n") == 1
+
+
 def test_ctrl_c_keeps_every_completed_request(server, tiny_tokenizer, tmp_path):
     server.script(ttft_ms=20, itl_ms=10)  # ~0.2 s per request
     out = tmp_path / "run"
@@ -120,3 +129,18 @@ def test_the_table_says_when_forcing_fell_back_or_prompt_counts_differ(server, t
     out = " ".join(proc.stdout.split())
     assert "forced with max_tokens only" in out
     assert "20 tokens in the given tokenizer, 22 by the server" in out
+
+
+def test_the_table_shows_the_range_of_all_rounds(server, tiny_tokenizer, tmp_path):
+    # with three rounds the kept rounds are one: the table must show all rounds' range instead of ±0
+    out = tmp_path / "run"
+    proc = subprocess.run(cli(*base_args(server, tiny_tokenizer, out), "--rounds", "3", "--no-telemetry"),
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    ttft = summary["levels"][0]["ttft_ms"]
+    lo, hi = min(ttft["rounds"]), max(ttft["rounds"])
+    assert ttft["range_all"] == [lo, hi] and ttft["spread"] == hi - lo and ttft["spread_kept"] == 0
+    row = next(line for line in proc.stdout.splitlines() if line.lstrip("│ ").startswith("TTFT ms"))
+    assert f"({lo:,.1f}–{hi:,.1f})" in row
+    assert "tokens in coalesced reads" in proc.stdout and "TPOT undefined" in proc.stdout
