@@ -258,15 +258,16 @@ def _fmt(v: Any, unit: str = "") -> str:
 
 
 def format_cell(value: Any, spread: Any, rounds: list | None) -> str:
-    """``"250 ±3 [240–262]"``: the value, bench's spread and the range of per-round values."""
+    """``"250 [240–262]"``: the value and the range of the per-round values; ``"250 ±22"`` (bench's
+    spread, max − min of all rounds' medians) when the per-round values are not at hand."""
     cell = _fmt(value)
     if value is None:
         return cell
-    if spread is not None:
-        cell += f" ±{_fmt(spread)}"
     vals = [r for r in (rounds or []) if r is not None]
     if len(vals) >= 2:
         cell += f" [{_fmt(float(min(vals)))}–{_fmt(float(max(vals)))}]"
+    elif spread is not None:
+        cell += f" ±{_fmt(spread)}"
     return cell
 
 
@@ -312,7 +313,7 @@ def comparison_markdown(runs: list[Run]) -> str:
         cells = [format_cell(v, sp, rd) for v, sp, rd in zip(row.values, row.spreads, row.rounds)]
         out.append(f"| {row.level} | {row.label} | " + " | ".join(cells) + " |")
     out.append("")
-    out.append("Values are the rounds' trimmed median; ± is bench's spread (max − min of the kept "
-               "round medians, highest and lowest dropped: 0 with three rounds); [a–b] is the range "
-               "of all per-round medians.")
+    out.append("Values are the rounds' trimmed median (each round's median, highest and lowest "
+               "round dropped, median of the rest); [a–b] is the range of all per-round medians "
+               "(± bench's spread, the same range's width, where per-round values are missing).")
     return "\n".join(out) + "\n"

@@ -56,7 +56,7 @@ def test_side_by_side_values_and_spread(tmp_path):
     assert by["peak GPU memory"].values == [None, None]      # no telemetry: n/a, never 0
     assert by["early stops"].values == [0, 0]
     md = comparison_markdown([a, b])
-    assert "| concurrency 1 | median TTFT (ms) | 10 ±0 [10–10] | 40 ±0 [40–40] |" in md
+    assert "| concurrency 1 | median TTFT (ms) | 10 [10–10] | 40 [40–40] |" in md
 
 
 def test_peak_gpu_memory_from_telemetry(tmp_path):
@@ -135,6 +135,7 @@ def test_beyond_tok_s_rows(tmp_path):
 def test_cell_shows_value_spread_and_range():
     from tokcheck.compare import format_cell
 
-    assert format_cell(250.0, 3.0, [240.0, 250.0, 262.0]) == "250 ±3 [240–262]"
+    assert format_cell(250.0, 22.0, [240.0, 250.0, 262.0]) == "250 [240–262]"
+    assert format_cell(250.0, 22.0, None) == "250 ±22"
     assert format_cell(250.0, None, [240.0, None]) == "250"
     assert format_cell(None, 1.0, [1.0, 2.0]) == "n/a"

@@ -166,7 +166,7 @@ def render_html(runs: list[Run], verdict: Any = None, bound: dict | None = None,
                        + "</tr>" for lv in r.levels)
         body.append(f"<p><b>{_e(r.name)}</b></p><table><tr><th>level</th>{head}</tr>{rows}</table>")
     body.append("<p><small>Medians are the rounds' trimmed median (each round's median, highest and "
-                "lowest round dropped); spread is max − min of the kept round medians. TTFT = first "
+                "lowest round dropped); spread is max − min of all rounds' medians. TTFT = first "
                 "token − send; generation tok/s = 1/TPOT (TTFT excluded).</small></p>")
     body.append("<h2>Plots</h2>")
     for title_, png, why, notes in _collect_plots(runs, verdict, bound):
