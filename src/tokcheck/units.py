@@ -99,3 +99,16 @@ def sig3(x: float) -> str:
     r = float(f"{x:.3g}")
     decimals = max(0, 2 - math.floor(math.log10(abs(r))))
     return f"{r:,.{decimals}f}"
+
+
+def parse_count_list(text: str, what: str, unit: str = "requests") -> list[int]:
+    """``"1,4,16"`` → ``[1, 4, 16]``: a comma-separated list of positive whole numbers, each read
+    by :func:`parse_count` (so ``"2k,4k"`` works for lengths).
+
+    Raises:
+        TokcheckError: an empty list, or an item :func:`parse_count` rejects.
+    """
+    items = [x.strip() for x in str(text).split(",") if x.strip()]
+    if not items:
+        raise TokcheckError(f"{what} needs at least one positive whole number of {unit}, e.g. 1,4,16")
+    return [parse_count(x, what, unit) for x in items]

@@ -43,3 +43,22 @@ def test_usage_errors_are_one_line_and_exit_1():
     assert out.returncode == 1
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: ")
+
+
+def test_comma_lists_of_counts_share_one_parser():
+    import pytest
+
+    from tokcheck.units import parse_count_list
+
+    assert parse_count_list("1, 4,16", "--concurrency") == [1, 4, 16]
+    assert parse_count_list("2k,4096", "--max-model-len", "tokens") == [2048, 4096]
+    for bad in ("", "0", "1,-2", "a,b"):
+        with pytest.raises(TokcheckError):
+            parse_count_list(bad, "--concurrency")
+
+
+def test_an_option_type_error_is_one_line_and_exit_1():
+    out = subprocess.run([sys.executable, "-m", "tokcheck", "demo", "--concurrency", "2,0"],
+                         capture_output=True, text=True)
+    assert out.returncode == 1
+    assert out.stderr == "Error: --concurrency must be a positive whole number of requests, got '0'\n"

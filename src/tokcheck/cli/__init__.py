@@ -45,7 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except TokcheckError as err:  # raised by an option's type= parser (tokcheck.units)
+        print(f"Error: {err}", file=sys.stderr)
+        return 1
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2

@@ -5,12 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-
-def _int_list(text: str) -> list[int]:
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected integers like 1,4,16, got {text!r}") from None
+from tokcheck.units import parse_count_list
 
 
 def _float_list(text: str) -> list[float]:
@@ -34,7 +29,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--api", choices=["completions", "chat"], default="completions")
     p.add_argument("--input-len", type=int, default=1000, help="prompt tokens (default 1000)")
     p.add_argument("--output-len", type=int, default=1000, help="output tokens (default 1000)")
-    p.add_argument("--concurrency", type=_int_list, default=None,
+    p.add_argument("--concurrency", type=lambda t: parse_count_list(t, "--concurrency"), default=None,
                    help="closed-loop levels, e.g. 1,4,16 (default 1)")
     p.add_argument("--request-rate", type=_float_list, default=None,
                    help="open loop: Poisson request rates per second, e.g. 0.5,2 (replaces --concurrency)")

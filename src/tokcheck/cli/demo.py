@@ -9,15 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-
-def _levels(text: str) -> list[int]:
-    try:
-        levels = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a list of integers: {text!r}") from None
-    if not levels or any(c < 1 for c in levels):
-        raise argparse.ArgumentTypeError("concurrency levels must be integers ≥ 1")
-    return levels
+from tokcheck.units import parse_count_list
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -32,7 +24,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                  "runs/demo-<UTC time>)")
     p.add_argument("--input-len", type=int, default=256, help="prompt tokens (default 256)")
     p.add_argument("--output-len", type=int, default=128, help="output tokens (default 128)")
-    p.add_argument("--concurrency", type=_levels, default=[2, 4, 8],
+    p.add_argument("--concurrency", type=lambda t: parse_count_list(t, "--concurrency"), default=[2, 4, 8],
                    help="concurrency levels after the single request (default 2,4,8)")
     p.add_argument("--rounds", type=int, default=3, help="rounds per level (default 3)")
     p.add_argument("--python", metavar="PATH",

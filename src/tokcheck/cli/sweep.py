@@ -8,17 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from tokcheck.errors import TokcheckError
-
-
-def _ints(text: str) -> list[int]:
-    try:
-        vals = [int(x) for x in str(text).replace(" ", "").split(",") if x]
-    except ValueError:
-        raise TokcheckError(f"expected comma-separated integers, got {text!r}") from None
-    if not vals or any(v <= 0 for v in vals):
-        raise TokcheckError(f"expected positive integers, got {text!r}")
-    return vals
+from tokcheck.units import parse_count_list
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -61,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
                                 sweep_markdown, swing_marks)
 
     threshold = parse_tolerance(args.threshold)
-    mmls, concs = _ints(args.max_model_len), _ints(args.concurrency)
+    mmls = parse_count_list(args.max_model_len, "--max-model-len", "tokens")
+    concs = parse_count_list(args.concurrency, "--concurrency")
     out = Path(args.out or Path("runs") / time.strftime("sweep-%Y%m%d-%H%M%S", time.gmtime()))
     cfg = SweepConfig(model=args.model, max_model_lens=mmls, concurrency=concs, out=str(out),
                       engine=args.engine, python=args.python, input_len=args.input_len,
