@@ -114,7 +114,7 @@ def main() -> None:
     ap.add_argument("--skip-vllm", action="store_true")
     ap.add_argument("--json-out", type=Path, default=None)
     a = ap.parse_args()
-    from tokcheck.tinymodel import train_tokenizer
+    from tokcheck.engines.tinymodel import train_tokenizer
 
     work = Path(tempfile.mkdtemp(prefix="tokcheck-accuracy-"))
     tok = train_tokenizer(work / "tok").parent

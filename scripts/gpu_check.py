@@ -25,8 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from tokcheck.doctor import environment_report  # noqa: E402
-from tokcheck.telemetry import GpuSampler  # noqa: E402
+from tokcheck.machine.doctor import environment_report  # noqa: E402
+from tokcheck.machine.telemetry import GpuSampler  # noqa: E402
 
 
 def matmul_load(seconds: float, size: int) -> dict:
@@ -65,7 +65,7 @@ def main() -> int:
     env = environment_report()
     try:
         from tokcheck.cli.doctor import render
-        from tokcheck.doctor import evaluate_checklist, gather_checklist_inputs
+        from tokcheck.machine.doctor import evaluate_checklist, gather_checklist_inputs
 
         render({"environment": env,
                 "checklist": [asdict(c) for c in evaluate_checklist(

@@ -20,7 +20,7 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="session")
 def tiny_tokenizer(tmp_path_factory: pytest.TempPathFactory):
     """Path of a ``tokenizer.json`` trained locally (byte-level BPE, vocab 4096)."""
-    from tokcheck.tinymodel import train_tokenizer
+    from tokcheck.engines.tinymodel import train_tokenizer
 
     return train_tokenizer(tmp_path_factory.mktemp("tok"))
 
@@ -40,6 +40,6 @@ def vllm_python(request: pytest.FixtureRequest):
 @pytest.fixture(scope="session")
 def tiny_llama(vllm_python):
     """The tiny Llama (BF16 safetensors, local tokenizer, chat template), cached by content."""
-    from tokcheck.tinymodel import build_tiny_llama
+    from tokcheck.engines.tinymodel import build_tiny_llama
 
     return build_tiny_llama(python=vllm_python)

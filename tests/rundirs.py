@@ -148,6 +148,6 @@ VLLM_CPU_ENGINE_REPORT = {
     "device": "cpu",
 }
 FULL_PRECISION_REPORT = {"full_precision": True, "reasons": ["all 3.4M parameters are BF16"]}
-# As tokcheck.doctor.environment_report() writes it on a machine without an NVIDIA GPU.
+# As tokcheck.machine.doctor.environment_report() writes it on a machine without an NVIDIA GPU.
 CPU_ENVIRONMENT = {"gpu": {"available": False, "reason": "NVML: driver not loaded", "gpus": []},
                    "toolchain": {}, "mismatches": []}

@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from tokcheck.loadgen.prompts import single_token_words  # noqa: E402
-from tokcheck.tokens import load_tokenizer  # noqa: E402
+from tokcheck.loadgen.tokens import load_tokenizer  # noqa: E402
 
 DEFAULT_SCRIPT: dict = {
     "ttft_ms": 20.0,          # request read → first token chunk written

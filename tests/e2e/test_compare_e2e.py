@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tokcheck.cli import main
-from tokcheck.pipeline import bench_served, serve_model
+from tokcheck.flows.pipeline import bench_served, serve_model
 
 pytestmark = pytest.mark.e2e
 

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from tokcheck.cli import main
-from tokcheck.weights import audit_model_dir
+from tokcheck.machine.weights import audit_model_dir
 
 pytestmark = pytest.mark.e2e
 

@@ -9,9 +9,9 @@ import shutil
 import pytest
 
 from tokcheck.cli import main
-from tokcheck.rundir import load_run
-from tokcheck.verify import verify
-from tokcheck.verify.bursts import NO_TPOT_INCOMPARABLE_SHARE, burst_stats
+from tokcheck.record.store import load_run
+from tokcheck.analysis.verify import verify
+from tokcheck.analysis.verify.bursts import NO_TPOT_INCOMPARABLE_SHARE, burst_stats
 
 pytestmark = pytest.mark.e2e
 

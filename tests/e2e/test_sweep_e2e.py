@@ -8,8 +8,8 @@ import json
 import pytest
 
 from tokcheck.cli import main
-from tokcheck.rundir import load_run
-from tokcheck.sweep import find_swings, sweep_cells
+from tokcheck.record.store import load_run
+from tokcheck.flows.sweep import find_swings, sweep_cells
 
 pytestmark = pytest.mark.e2e
 

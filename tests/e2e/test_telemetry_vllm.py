@@ -13,9 +13,9 @@ import httpx
 import pytest
 
 from tokcheck.cli import main
-from tokcheck.doctor import doctor
+from tokcheck.machine.doctor import doctor
 from tokcheck.engines.vllm import ServeConfig, serve
-from tokcheck.telemetry import MetricsScraper
+from tokcheck.machine.telemetry import MetricsScraper
 
 pytestmark = pytest.mark.e2e
 

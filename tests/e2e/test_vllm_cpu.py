@@ -11,8 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tokcheck.bench import BenchConfig, run_bench
+from tokcheck.loadgen.bench import BenchConfig, run_bench
 from tokcheck.engines.vllm import ServeConfig, serve
+from tokcheck.flows.pipeline import run_conditions
 
 pytestmark = pytest.mark.e2e
 
@@ -30,7 +31,7 @@ def test_serve_and_bench_tiny_llama_in_bf16(tiny_llama, vllm_python, tmp_path, e
             BenchConfig(url=server.url, model="tiny", tokenizer=str(tiny_llama),
                         input_len=INPUT_LEN, output_len=OUTPUT_LEN, concurrency=[1, 4],
                         rounds=2, warmup=1, out=str(tmp_path / "run")),
-            conditions_extra=server.run_conditions(), hooks=[server.log_hook()])
+            conditions_extra=run_conditions(server), hooks=[server.log_hook()])
         url = server.url
         port = int(url.rsplit(":", 1)[1])
         assert engine_processes(port)  # the check below can see an engine

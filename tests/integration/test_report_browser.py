@@ -13,8 +13,8 @@ import pytest
 
 from rundirs import FULL_PRECISION_REPORT, VLLM_CPU_ENGINE_REPORT, write_run_dir
 from tokcheck.report import render_html
-from tokcheck.rundir import load_run
-from tokcheck.verify import verify
+from tokcheck.record.store import load_run
+from tokcheck.analysis.verify import verify
 
 # Load-time probe: writes each image's decoded size into the DOM, so --dump-dom can show
 # that every plot was really decoded (a broken base64 image has naturalWidth 0).

@@ -8,13 +8,13 @@ import json
 
 import pytest
 
-from tokcheck.bench import BenchConfig, run_bench
+from tokcheck.loadgen.bench import BenchConfig, run_bench
 from tokcheck.cli import main
-from tokcheck.cli.verify import claim_fields
-from tokcheck.compare import comparability, side_by_side
+from tokcheck.analysis.verify.claim_bound import claim_fields
+from tokcheck.analysis.compare import comparability, side_by_side
 from tokcheck.report import render_csv, render_html
-from tokcheck.rundir import load_run
-from tokcheck.verify import verify
+from tokcheck.record.store import load_run
+from tokcheck.analysis.verify import verify
 
 CLAIM = "scripted model, single request, {v} tok/s generation, input 32 output 40"
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from tokcheck.architecture import active_params, kv_values_per_token, total_params
-from tokcheck.catalog import find_gpu, find_model, gpus, model_from_config, models
+from tokcheck.core.architecture import active_params, kv_values_per_token, total_params
+from tokcheck.core.catalog import find_gpu, find_model, gpus, model_from_config, models
 from tokcheck.errors import TokcheckError
 
 REQUIRED_GPUS = ["A100 40GB", "A100 80GB", "H100 SXM", "H100 PCIe", "H200", "H20", "B200", "L40S", "L4",
@@ -119,7 +119,7 @@ def test_model_from_config_tiny_llama_of_engines_md(tmp_path):
 def test_model_from_config_reads_each_family(tmp_path):
     from importlib import resources
 
-    folder = resources.files("tokcheck.catalog").joinpath("models")
+    folder = resources.files("tokcheck.core.catalog").joinpath("models")
     for item in folder.iterdir():
         entry = json.loads(item.read_text())
         m = model_from_config(_write(tmp_path, entry["config"], item.name))

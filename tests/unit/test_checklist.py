@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tokcheck.doctor import ChecklistInputs, evaluate_checklist, find_mismatches
+from tokcheck.machine.doctor import ChecklistInputs, evaluate_checklist, find_mismatches
 
 GIB = 1024**3
 KEYS = ["disk_space", "memory_fit", "compatibility", "unquantized", "dtype", "max_model_len",

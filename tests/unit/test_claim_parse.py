@@ -2,7 +2,7 @@
 
 import pytest
 
-from tokcheck.claim import CHECKLIST, FIELD_KEYS, apply_overrides, parse_claim
+from tokcheck.core.claim import CHECKLIST, FIELD_KEYS, apply_overrides, parse_claim
 from tokcheck.errors import TokcheckError
 
 

@@ -9,10 +9,10 @@ import sys
 
 import pytest
 
-from tokcheck.catalog import find_gpu, gpus
+from tokcheck.core.catalog import find_gpu, gpus
 from tokcheck.cli import main
-from tokcheck.doctor import evaluate_checklist, gather_checklist_inputs
-from tokcheck.units import sig3
+from tokcheck.machine.doctor import evaluate_checklist, gather_checklist_inputs
+from tokcheck.core.units import sig3
 
 README_CLAIM = "DeepSeek V4 Flash at 278 tok/s, full precision, no quantization"
 

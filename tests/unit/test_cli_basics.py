@@ -48,7 +48,7 @@ def test_usage_errors_are_one_line_and_exit_1():
 def test_comma_lists_of_counts_share_one_parser():
     import pytest
 
-    from tokcheck.units import parse_count_list
+    from tokcheck.core.units import parse_count_list
 
     assert parse_count_list("1, 4,16", "--concurrency") == [1, 4, 16]
     assert parse_count_list("2k,4096", "--max-model-len", "tokens") == [2048, 4096]

@@ -8,9 +8,9 @@ import pytest
 
 from rundirs import VLLM_CPU_ENGINE_REPORT, write_run_dir
 from tokcheck.cli import main
-from tokcheck.compare import comparability, comparison_markdown, samples_jsonl, side_by_side, text_samples
-from tokcheck.quality import quality_from_runs, summarize, token_agreement, PromptQuality
-from tokcheck.rundir import load_run
+from tokcheck.analysis.compare import comparability, comparison_markdown, samples_jsonl, side_by_side, text_samples
+from tokcheck.analysis.quality import quality_from_runs, summarize, token_agreement, PromptQuality
+from tokcheck.record.store import load_run
 
 SERVE = {"dtype": "bfloat16", "max_model_len": 2048, "gpu_memory_utilization": 0.9,
          "tensor_parallel_size": 1, "quantization": None}
@@ -133,7 +133,7 @@ def test_beyond_tok_s_rows(tmp_path):
 
 
 def test_cell_shows_value_spread_and_range():
-    from tokcheck.compare import format_cell
+    from tokcheck.analysis.compare import format_cell
 
     assert format_cell(250.0, 22.0, [240.0, 250.0, 262.0]) == "250 [240–262]"
     assert format_cell(250.0, 22.0, None) == "250 ±22"

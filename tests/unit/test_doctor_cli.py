@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tokcheck.cli import main
-from tokcheck.nvml import read_report
+from tokcheck.machine.nvml import read_report
 
 HAS_GPU = read_report().available
 

@@ -12,20 +12,20 @@ import pytest
 
 from rundirs import CPU_ENVIRONMENT, FULL_PRECISION_REPORT, VLLM_CPU_ENGINE_REPORT, write_run_dir
 from tokcheck.cli import COMMANDS, build_parser, main
-from tokcheck.cli.verify import claim_fields
-from tokcheck.compare import comparison_markdown, side_by_side
+from tokcheck.analysis.verify.claim_bound import claim_fields
+from tokcheck.analysis.compare import comparison_markdown, side_by_side
 from tokcheck.report import render_csv, render_html, render_markdown
 from tokcheck.report import plots
-from tokcheck.rundir import load_run, load_runs, run_labels
-from tokcheck.verify import verify
-from tokcheck.verify.bursts import burst_stats
-from tokcheck.verify.lookup import leading_model_name
+from tokcheck.record.store import load_run, load_runs, run_labels
+from tokcheck.analysis.verify import verify
+from tokcheck.analysis.verify.bursts import burst_stats
+from tokcheck.analysis.verify.lookup import leading_model_name
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 README_CLAIM = "tiny-llama on vLLM 0.32.0, BF16, single request: 300 tok/s"
 LEVELS = {1: {"ttft_ms": 10.0, "gen_tok_s": 300.0, "agg_tok_s": 290.0},
           4: {"ttft_ms": 20.0, "gen_tok_s": 250.0, "agg_tok_s": 900.0}}
-# tinymodel's shape (tokcheck.tinymodel): a 3.4 M-parameter Llama
+# tinymodel's shape (tokcheck.engines.tinymodel): a 3.4 M-parameter Llama
 TINY_CONFIG = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 256,
                "intermediate_size": 688, "num_hidden_layers": 4, "num_attention_heads": 4,
                "num_key_value_heads": 2, "vocab_size": 4096, "max_position_embeddings": 2048,
@@ -182,7 +182,7 @@ def test_compare_row_labels_name_their_unit_once(tmp_path, capsys):
 
 
 def test_sweep_table_names_units_once(tmp_path):
-    from tokcheck.sweep import find_swings, sweep_cells, sweep_markdown
+    from tokcheck.flows.sweep import find_swings, sweep_cells, sweep_markdown
 
     runs = {n: load_run(write_run_dir(tmp_path / f"mml-{n}", levels=LEVELS)) for n in (1024, 2048)}
     cells = sweep_cells(runs)

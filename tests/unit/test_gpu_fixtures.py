@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tokcheck.doctor import ChecklistInputs, environment_report, evaluate_checklist
-from tokcheck.nvml import GpuSample, NvmlReport
-from tokcheck.telemetry import headline_gpu, summarize_gpu_samples
-from tokcheck.throttle import THROTTLING_REASONS, decode_clock_event_reasons
+from tokcheck.machine.doctor import ChecklistInputs, environment_report, evaluate_checklist
+from tokcheck.machine.nvml import GpuSample, NvmlReport
+from tokcheck.machine.telemetry import headline_gpu, summarize_gpu_samples
+from tokcheck.machine.throttle import THROTTLING_REASONS, decode_clock_event_reasons
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "gpu"
 ALL = sorted(FIXTURES.glob("*.json"))

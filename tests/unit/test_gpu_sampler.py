@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tokcheck.nvml import GpuSample, NvmlSession, read_report
-from tokcheck.telemetry import GpuSampler
+from tokcheck.machine.nvml import GpuSample, NvmlSession, read_report
+from tokcheck.machine.telemetry import GpuSampler
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "gpu" / "documented_h200_not_recorded.json"
 SERIES = [GpuSample.from_dict(s) for s in json.loads(FIXTURE.read_text())["samples"]]

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from tokcheck import metrics, stats
+from tokcheck.core import metrics
+
+from tokcheck.core import stats
 
 MS = 1_000_000
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tokcheck.telemetry import (
+from tokcheck.machine.telemetry import (
     cross_check_generation_tokens,
     metrics_delta,
     metrics_url,

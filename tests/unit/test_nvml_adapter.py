@@ -5,7 +5,7 @@ from __future__ import annotations
 import pynvml
 import pytest
 
-from tokcheck.nvml import GpuInfo, NvmlReport, _Calls, cuda_version_string
+from tokcheck.machine.nvml import GpuInfo, NvmlReport, _Calls, cuda_version_string
 
 
 @pytest.mark.parametrize(("raw", "text"), [(12040, "12.4"), (12080, "12.8"), (13000, "13.0"),

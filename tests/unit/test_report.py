@@ -11,8 +11,8 @@ from rundirs import FULL_PRECISION_REPORT, VLLM_CPU_ENGINE_REPORT, write_run_dir
 from tokcheck.cli import main
 from tokcheck.report import render_csv, render_html, render_markdown
 from tokcheck.report.data import CSV_COLUMNS, gpu_series, itl_values_ms, timeline
-from tokcheck.rundir import load_run
-from tokcheck.verify import verify
+from tokcheck.record.store import load_run
+from tokcheck.analysis.verify import verify
 
 LEVELS = {1: {"ttft_ms": 10, "gen_tok_s": 300, "agg_tok_s": 290},
           4: {"ttft_ms": 20, "gen_tok_s": 250, "agg_tok_s": 900}}

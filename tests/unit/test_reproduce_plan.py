@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tokcheck.claim import parse_claim
-from tokcheck.reproduce import Plan, plan_from_claim, preflight
+from tokcheck.core.claim import parse_claim
+from tokcheck.flows.reproduce import Plan, plan_from_claim, preflight
 
 
 def test_plan_from_a_complete_claim():

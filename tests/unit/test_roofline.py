@@ -2,10 +2,10 @@
 
 import pytest
 
-from tokcheck.catalog import find_gpu, find_model
+from tokcheck.core.catalog import find_gpu, find_model
 from tokcheck.errors import TokcheckError
-from tokcheck.precision import bytes_per_param, canonical_precision
-from tokcheck.roofline import (
+from tokcheck.core.precision import bytes_per_param, canonical_precision
+from tokcheck.core.roofline import (
     WeightsOnly,
     aggregate_bound,
     decode_bound,
@@ -86,7 +86,7 @@ def test_bound_without_gpu_has_bytes_and_reason_not_zero():
     b = decode_bound(find_model("Qwen3-8B"), None, "BF16")
     assert b.hard_tok_s is None and b.hard_tok_s_reason
     m = find_model("Qwen3-8B")
-    from tokcheck.architecture import total_params
+    from tokcheck.core.architecture import total_params
 
     # all weights but the embedding table (one row read), plus 1500 tokens of GQA KV in BF16
     expected = 2 * (total_params(m) - m.vocab_size * m.hidden_size + m.hidden_size) + 1500 * 2 * 36 * 8 * 128 * 2
@@ -169,7 +169,7 @@ def test_aggregate_bound_grows_with_concurrency_and_respects_compute():
 
 
 def test_max_model_len_sweep_llama_8b_h100():
-    from tokcheck.roofline import max_seqs_by_max_model_len
+    from tokcheck.core.roofline import max_seqs_by_max_model_len
 
     seqs = max_seqs_by_max_model_len(find_model("Llama 3.1 8B"), "H100", "BF16")
     assert seqs[4096] == 2 * seqs[8192] or seqs[4096] == 2 * seqs[8192] + 1

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tokcheck.loadgen import wire
 from tokcheck.loadgen.openai import read_stream
 from tokcheck.loadgen.recorder import Exchange
-from tokcheck.sse import parse_sse
+from tokcheck.loadgen.sse import parse_sse
 
 EVENTS = [
     {"choices": [{"index": 0, "text": " héllo", "finish_reason": None}]},

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tokcheck import metrics
-from tokcheck.record import RequestRecord
-from tokcheck.summarize import TPOT_UNDEFINED_MAX_SHARE, summarize_level
+from tokcheck.core import metrics
+from tokcheck.record.schema import RequestRecord
+from tokcheck.record.summarize import TPOT_UNDEFINED_MAX_SHARE, summarize_level
 
 MS = 1_000_000
 

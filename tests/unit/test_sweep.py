@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rundirs import write_run_dir
-from tokcheck.rundir import load_run
-from tokcheck.sweep import find_swings, sweep_cells, sweep_markdown, sweep_result
+from tokcheck.record.store import load_run
+from tokcheck.flows.sweep import find_swings, sweep_cells, sweep_markdown, sweep_result
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokcheck.throttle import (
+from tokcheck.machine.throttle import (
     REASONS,
     THROTTLING_REASONS,
     decode_clock_event_reasons,

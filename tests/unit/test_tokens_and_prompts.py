@@ -6,7 +6,7 @@ import pytest
 
 from tokcheck.errors import TokcheckError
 from tokcheck.loadgen.prompts import make_prompts, prompts_sha256
-from tokcheck.tokens import load_tokenizer
+from tokcheck.loadgen.tokens import load_tokenizer
 
 
 def test_exact_length_prompts(tiny_tokenizer):

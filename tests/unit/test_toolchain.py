@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tokcheck.toolchain import parse_nvcc_version, probe_python, toolchain_report
+from tokcheck.machine.toolchain import parse_nvcc_version, probe_python, toolchain_report
 
 # `nvcc --version` as CUDA 13.0 prints it (this machine's /usr/local/bin/nvcc).
 NVCC_13 = """nvcc: NVIDIA (R) Cuda compiler driver
@@ -45,7 +45,7 @@ def test_probe_missing_python_is_data(tmp_path: Path) -> None:
 
 
 def test_engine_venvs_found_under_tokcheck_cache(tmp_path: Path, monkeypatch) -> None:
-    from tokcheck.toolchain import cached_engine_pythons
+    from tokcheck.machine.toolchain import cached_engine_pythons
 
     py = tmp_path / "venvs" / "vllm-cpu-9.9" / "bin" / "python"
     py.parent.mkdir(parents=True)

@@ -2,9 +2,9 @@
 
 import pytest
 
-from tokcheck.claim import apply_overrides, parse_claim
-from tokcheck.roofline import WeightsOnly
-from tokcheck.verdict import analyze_claim
+from tokcheck.core.claim import apply_overrides, parse_claim
+from tokcheck.core.roofline import WeightsOnly
+from tokcheck.core.verdict import analyze_claim
 
 JSON_KEYS = {"fields", "missing", "present_count", "reference_only", "bound", "memory", "verdict", "explanations"}
 

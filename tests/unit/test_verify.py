@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rundirs import CPU_ENVIRONMENT, FULL_PRECISION_REPORT, VLLM_CPU_ENGINE_REPORT, write_run_dir
-from tokcheck.rundir import load_run
-from tokcheck.verify import CHECK_NAMES, verify
+from tokcheck.record.store import load_run
+from tokcheck.analysis.verify import CHECK_NAMES, verify
 
 # A CPU run of the tiny model: 300 tok/s per request at concurrency 1, 250 at 4.
 TRUTH = {1: {"ttft_ms": 10.0, "gen_tok_s": 300.0, "agg_tok_s": 280.0},
@@ -154,7 +154,7 @@ def test_measurement_faults_fail_check_1(tmp_path):
 
 
 def test_gpu_run_with_other_processes_and_throttling(tmp_path):
-    # the shapes tokcheck.doctor.environment_report() and the GPU sampler / /metrics hooks write
+    # the shapes tokcheck.machine.doctor.environment_report() and the GPU sampler / /metrics hooks write
     env = {"gpu": {"available": True, "gpus": [
         {"index": 0, "name": "NVIDIA H200", "memory_total_bytes": 150754820096, "utilization_gpu_pct": 0,
          "processes": [{"pid": 7, "name": "python", "used_memory_bytes": 40 * 2**30, "kind": "compute"}]}]}}

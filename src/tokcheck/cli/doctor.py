@@ -33,8 +33,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tokcheck.doctor import doctor
-    from tokcheck.units import parse_count, parse_fraction
+    from tokcheck.machine.doctor import doctor
+    from tokcheck.core.units import parse_count, parse_fraction
 
     for name, unit in (("max_model_len", "tokens"), ("concurrency", "requests"),
                        ("input_len", "tokens"), ("output_len", "tokens"), ("rounds", "rounds")):

@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tokcheck.errors import TokcheckError
-    from tokcheck.weights import audit_model_dir, audit_server_log, combine
+    from tokcheck.machine.weights import audit_model_dir, audit_server_log, combine
 
     if not args.model_dir and not args.server_log:
         raise TokcheckError("give a model directory, --server-log FILE, or both")

@@ -31,13 +31,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tokcheck.report import render_csv, render_html, render_markdown
-    from tokcheck.rundir import load_runs
+    from tokcheck.record.store import load_runs
 
     runs = load_runs(args.runs)
     verdict = bound = None
     if args.claim:
         from tokcheck.cli.verify import bound_for, claim_fields, parse_tolerance
-        from tokcheck.verify import verify
+        from tokcheck.analysis.verify import verify
 
         fields = claim_fields(args.claim, metric=args.metric, gpu=args.gpu)
         bound = bound_for(fields, model_dir=args.model_config, run=runs[0])

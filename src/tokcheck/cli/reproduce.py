@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from tokcheck.cli.verify import parse_tolerance, render
-    from tokcheck.reproduce import reproduce
+    from tokcheck.flows.reproduce import reproduce
 
     err = Console(stderr=True)
     out = Path(args.out or Path("runs") / time.strftime("reproduce-%Y%m%d-%H%M%S", time.gmtime()))

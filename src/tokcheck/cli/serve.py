@@ -95,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
     import time
 
     from tokcheck.engines.vllm import serve
+    from tokcheck.flows.pipeline import run_conditions
     from tokcheck.errors import TokcheckError
 
     cfg = config_from_args(args)
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with serve(cfg) as server:
             print_engine_report(server.engine_report)
-            prec = server.run_conditions()["precision_report"]
+            prec = run_conditions(server)["precision_report"]
             print(f"Precision: {prec['verdict']}"
                   f" ({prec.get('precision') or prec.get('method') or 'n/a'})", flush=True)
             print(f"Serving {cfg.model} at {server.url}/v1 — log {server.log_path}. "

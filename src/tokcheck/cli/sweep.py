@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from tokcheck.units import parse_count_list
+from tokcheck.core.units import parse_count_list
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -45,9 +45,9 @@ def run(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from tokcheck.cli.verify import parse_tolerance
-    from tokcheck.rundir import load_run
-    from tokcheck.compare import row_label
-    from tokcheck.sweep import (SWEEP_METRICS, SweepConfig, find_swings, run_sweep, sweep_cells,
+    from tokcheck.record.store import load_run
+    from tokcheck.analysis.compare import row_label
+    from tokcheck.flows.sweep import (SWEEP_METRICS, SweepConfig, find_swings, run_sweep, sweep_cells,
                                 sweep_markdown, swing_marks)
 
     threshold = parse_tolerance(args.threshold)

@@ -21,7 +21,7 @@ def render_telemetry(levels: list[tuple[str, dict[str, Any] | None]], console: A
     from rich.console import Console
     from rich.table import Table
 
-    from tokcheck.telemetry import level_headline
+    from tokcheck.machine.telemetry import level_headline
 
     if not any(t for _, t in levels):
         return

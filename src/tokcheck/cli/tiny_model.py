@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from tokcheck.tinymodel import build_tiny_llama
+    from tokcheck.engines.tinymodel import build_tiny_llama
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)

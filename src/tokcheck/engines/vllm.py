@@ -186,20 +186,10 @@ class RunningServer:
         stop_process_group(self.process, self.config.stop_timeout_s)
 
     def run_conditions(self) -> dict:
-        """What a run record (``run.json``) should carry about this server: ``engine_report``,
-        ``precision_report`` (the model directory's audit combined with what the log states)
-        and ``serve`` — pass it to ``run_bench(conditions_extra=…)``."""
-        from tokcheck.weights import audit_model_dir, audit_server_log, combine
-
-        log_report = audit_server_log(self.log_path.read_text(errors="replace"),
-                                      str(self.log_path))
-        try:
-            precision = combine(audit_model_dir(self.config.model), log_report)
-        except TokcheckError:  # a hub id or a directory the audit cannot read: the log alone
-            precision = log_report
-        return {"engine_report": self.engine_report.to_dict(),
-                "precision_report": precision.to_dict(),
-                "serve": self.serve_conditions()}
+        """What the server says of itself for a run record (``run.json``): ``engine_report``
+        (from its start-up log) and ``serve`` (how it was started). The precision audit of the
+        weights is the caller's (:func:`tokcheck.flows.pipeline.run_conditions`)."""
+        return {"engine_report": self.engine_report.to_dict(), "serve": self.serve_conditions()}
 
     def log_hook(self) -> "ServerLogHook":
         """A bench hook that copies this server's log into the run directory at the end."""

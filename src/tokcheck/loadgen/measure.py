@@ -1,15 +1,15 @@
-"""From a recorded exchange to a :class:`~tokcheck.record.RequestRecord` (parsing and counting
+"""From a recorded exchange to a :class:`~tokcheck.record.schema.RequestRecord` (parsing and counting
 happen here, after the request ended; nothing touches the network or the clock)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tokcheck import metrics
+from tokcheck.core import metrics
 from tokcheck.loadgen.openai import read_stream
 from tokcheck.loadgen.recorder import Exchange
-from tokcheck.record import ErrorInfo, RequestRecord
-from tokcheck.tokens import TokenizerInfo
+from tokcheck.record.schema import ErrorInfo, RequestRecord
+from tokcheck.loadgen.tokens import TokenizerInfo
 
 
 def usage_mismatch_threshold(n_usage: int) -> int:

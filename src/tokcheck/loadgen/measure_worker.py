@@ -9,7 +9,7 @@ for as long. The loop only hands over ``(meta, exchange)`` through a ``multiproc
 ``requests.jsonl`` and flushes it at once, so a Ctrl-C or a crash of the main process loses
 nothing that completed. The worker is started with multiprocessing's ``spawn`` (never ``fork``
 in a process with threads), so, as with any spawn user, a script calling
-:func:`tokcheck.bench.run_bench` needs an ``if __name__ == "__main__":`` guard. The worker ignores SIGINT and drains its queue before it exits. It runs
+:func:`tokcheck.loadgen.bench.run_bench` needs an ``if __name__ == "__main__":`` guard. The worker ignores SIGINT and drains its queue before it exits. It runs
 at the lowest CPU priority (``nice 19``).
 """
 
@@ -39,7 +39,7 @@ def _worker(requests_path: str, tokenizer_path: str, inbox: mp.Queue, outbox: mp
     except OSError:  # pragma: no cover - not permitted: run at normal priority
         pass
     from tokcheck.loadgen.measure import measure_request
-    from tokcheck.tokens import load_tokenizer
+    from tokcheck.loadgen.tokens import load_tokenizer
 
     tok = load_tokenizer(tokenizer_path)
     outbox.put(("ready", None))

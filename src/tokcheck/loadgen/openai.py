@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from tokcheck.loadgen import wire
 from tokcheck.loadgen.recorder import Exchange
-from tokcheck.sse import parse_sse
+from tokcheck.loadgen.sse import parse_sse
 
 PATHS = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
 

@@ -13,7 +13,7 @@ import hashlib
 import random
 
 from tokcheck.errors import TokcheckError
-from tokcheck.tokens import TokenizerInfo
+from tokcheck.loadgen.tokens import TokenizerInfo
 
 _WORD_MARKS = ("Ġ", "▁")
 

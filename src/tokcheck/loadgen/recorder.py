@@ -6,7 +6,7 @@ a plain ``asyncio.Protocol`` gets ``data_received`` straight from the event loop
 so the stamp is taken at the earliest moment Python sees the bytes, and ``t_send`` is taken right
 after the request bytes are handed to the kernel (``transport.write`` on a connected socket
 sends at once). benchmarks/README.md has the measured effect against ``vllm bench serve``
-(aiohttp). All HTTP and SSE parsing happens afterwards (:mod:`.wire`, :mod:`tokcheck.sse`).
+(aiohttp). All HTTP and SSE parsing happens afterwards (:mod:`.wire`, :mod:`tokcheck.loadgen.sse`).
 
 One connection per request (``Connection: close``): the connect happens before ``t_send`` and
 is therefore in the queue delay, not in TTFT. The end of the response is found by the server

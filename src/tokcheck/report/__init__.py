@@ -21,7 +21,7 @@ from typing import Any
 from tokcheck import __version__
 from tokcheck.report import plots
 from tokcheck.report.data import CSV_COLUMNS, conditions_table, request_rows
-from tokcheck.rundir import Run
+from tokcheck.record.store import Run
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1000px;
@@ -85,7 +85,7 @@ def _level_name(lv: dict) -> str:
 def itl_notes(runs: list[Run]) -> list[str]:
     """One line per run whose ITL record shows tokens arriving together (0 ms gaps, or every
     token of a request in one read), prefixed with the run's name when there are several."""
-    from tokcheck.verify.bursts import burst_stats, zero_itl_note
+    from tokcheck.analysis.verify.bursts import burst_stats, zero_itl_note
 
     out = []
     for r in runs:
@@ -149,7 +149,7 @@ def _verdict_html(verdict: Any) -> str:
 def render_html(runs: list[Run], verdict: Any = None, bound: dict | None = None,
                 title: str | None = None) -> str:
     """The self-contained HTML page for ``runs`` (one or more), with ``verdict``
-    (:class:`tokcheck.verify.Verdict`) and ``bound`` (decode bound dict) when given."""
+    (:class:`tokcheck.analysis.verify.Verdict`) and ``bound`` (decode bound dict) when given."""
     title = title or ("tokcheck report: " + ", ".join(r.name for r in runs))
     body = [f"<h1>{_e(title)}</h1><p><small>tokcheck {__version__}</small></p>"]
     if verdict is not None:

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from tokcheck.errors import TokcheckError
-from tokcheck.rundir import Run
-from tokcheck.verify.conditions import _environment_gpus
-from tokcheck.verify.lookup import normalize_precision
+from tokcheck.record.store import Run
+from tokcheck.analysis.verify.conditions import _environment_gpus
+from tokcheck.analysis.verify.lookup import normalize_precision
 
 _ROOFLINE_PRECISION = {"bf16": "BF16", "fp16": "FP16", "fp32": "FP32", "fp8": "FP8", "int8": "INT8",
                        "int4": "INT4", "mxfp4": "MXFP4", "nvfp4": "NVFP4"}
@@ -28,8 +28,8 @@ def _model_dir(run: Run) -> Path | None:
 
 def bound_for_run(run: Run, gpu: str | None = None, model_dir: str | Path | None = None) -> dict[str, Any]:
     """``decode_bound``'s fields for the run's model on its GPU, or ``{"reason": …}``."""
-    from tokcheck.catalog import find_gpu, model_from_config
-    from tokcheck.roofline import decode_bound
+    from tokcheck.core.catalog import find_gpu, model_from_config
+    from tokcheck.core.roofline import decode_bound
 
     mdir = Path(model_dir) if model_dir else _model_dir(run)
     if mdir is None:
@@ -51,4 +51,4 @@ def bound_for_run(run: Run, gpu: str | None = None, model_dir: str | Path | None
         return {"reason": "no bound: the GPU has no bandwidth in the catalog"}
     return {"bytes_per_token": b.bytes_per_token, "hard_tok_s": b.hard_tok_s,
             "realistic_tok_s": b.realistic_tok_s, "context_tokens": b.context_tokens,
-            "source": f"tokcheck.roofline: {mdir.name} on {name} at {prec}"}
+            "source": f"tokcheck.core.roofline: {mdir.name} on {name} at {prec}"}

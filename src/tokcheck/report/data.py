@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tokcheck.rundir import Run
-from tokcheck.verify.lookup import _find
+from tokcheck.record.store import Run
+from tokcheck.analysis.verify.lookup import _find
 
 #: Per-request CSV columns, in order; times in ms relative to the run's first measured send.
 CSV_COLUMNS = ("run", "level", "round", "index", "warmup", "prompt_index", "t_send_ms", "ttft_ms",

@@ -10,7 +10,7 @@ import io
 from typing import Any
 
 from tokcheck.report.data import gpu_series, itl_values_ms, level_of, timeline
-from tokcheck.rundir import Run
+from tokcheck.record.store import Run
 
 DPI = 100
 

@@ -8,10 +8,10 @@ import statistics
 
 import pytest
 
-from tokcheck.bench import BenchConfig, run_bench
+from tokcheck.loadgen.bench import BenchConfig, run_bench
 from tokcheck.errors import TokcheckError
-from tokcheck.metrics import itl_ms
-from tokcheck.record import read_requests
+from tokcheck.core.metrics import itl_ms
+from tokcheck.record.schema import read_requests
 
 
 def bench(server, tokenizer, tmp_path, **kw):

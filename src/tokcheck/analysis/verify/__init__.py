@@ -1,8 +1,8 @@
 """V1, V2: a claim against one's own run — same conditions? same number? if not, why?
 
-Pure: takes the claim's fields (the ``fields`` of :func:`tokcheck.claim.parse_claim`, a dict),
-a loaded run directory (:class:`tokcheck.rundir.Run`) and optionally the decode bound
-(:func:`tokcheck.roofline.decode_bound`'s fields as a dict) and returns a :class:`Verdict`.
+Pure: takes the claim's fields (the ``fields`` of :func:`tokcheck.core.claim.parse_claim`, a dict),
+a loaded run directory (:class:`tokcheck.record.store.Run`) and optionally the decode bound
+(:func:`tokcheck.core.roofline.decode_bound`'s fields as a dict) and returns a :class:`Verdict`.
 
 - **Conditions.** Each condition the claim states is put beside the run's record: ``match``,
   ``differ`` or ``unknown`` (either side silent). Conditions that change what the number
@@ -23,17 +23,17 @@ a loaded run directory (:class:`tokcheck.rundir.Run`) and optionally the decode 
 
 from __future__ import annotations
 
-from tokcheck.rundir import Run
-from tokcheck.verify.checks import (CHECK_NAMES, _check_bound, _check_engine, _check_gpu_busy,
+from tokcheck.record.store import Run
+from tokcheck.analysis.verify.checks import (CHECK_NAMES, _check_bound, _check_engine, _check_gpu_busy,
                                     _check_kv_cache, _check_measurement, _check_quantized,
                                     _check_spec_prefix)
-from tokcheck.verify.bursts import NO_TPOT_INCOMPARABLE_SHARE, burst_stats
-from tokcheck.verify.conditions import (BLOCKING, CONDITION_ORDER, _compare_condition, _level_name,
+from tokcheck.analysis.verify.bursts import NO_TPOT_INCOMPARABLE_SHARE, burst_stats
+from tokcheck.analysis.verify.conditions import (BLOCKING, CONDITION_ORDER, _compare_condition, _level_name,
                                         _level_requests, claimed_value, level_metric, run_conditions,
                                         select_level)
-from tokcheck.verify.lookup import BYTES_PER_PARAM, _fmt, normalize_precision
-from tokcheck.verify.records import Check, Condition, Symptom, Verdict
-from tokcheck.verify.symptoms import _symptoms
+from tokcheck.analysis.verify.lookup import BYTES_PER_PARAM, _fmt, normalize_precision
+from tokcheck.analysis.verify.records import Check, Condition, Symptom, Verdict
+from tokcheck.analysis.verify.symptoms import _symptoms
 
 __all__ = ["BYTES_PER_PARAM", "CHECK_NAMES", "DEFAULT_TOLERANCE", "METRICS", "Check", "Condition",
            "Symptom", "Verdict", "normalize_precision", "verify"]

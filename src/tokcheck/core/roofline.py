@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from tokcheck.architecture import (
+from tokcheck.core.architecture import (
     ModelSpec,
     active_params,
     kv_cache_values,
@@ -30,9 +30,9 @@ from tokcheck.architecture import (
     param_breakdown,
     total_params,
 )
-from tokcheck.catalog import GIB, GpuSpec, gpu_from_bandwidth
+from tokcheck.core.catalog import GIB, GpuSpec, gpu_from_bandwidth
 from tokcheck.errors import TokcheckError
-from tokcheck.precision import (
+from tokcheck.core.precision import (
     bytes_per_param,
     canonical_precision,
     describe_scheme,
@@ -125,7 +125,7 @@ def _as_gpu(gpu_or_bandwidth) -> GpuSpec | None:
         return gpu_or_bandwidth
     if isinstance(gpu_or_bandwidth, (int, float)):
         return gpu_from_bandwidth(float(gpu_or_bandwidth))
-    from tokcheck.catalog import find_gpu
+    from tokcheck.core.catalog import find_gpu
 
     return find_gpu(str(gpu_or_bandwidth))
 

@@ -39,10 +39,28 @@ def served_name(server: Any) -> str:
     return server.config.served_model_name or str(server.config.model)
 
 
+def run_conditions(server: Any) -> dict:
+    """What a run record (``run.json``) carries about a server tokcheck started: the server's
+    own ``engine_report`` and ``serve`` sections, and ``precision_report`` — the model
+    directory's weights audit combined with what the start-up log states (the log alone for a
+    hub id or a directory the audit cannot read). Pass it to ``run_bench(conditions_extra=…)``."""
+    from tokcheck.errors import TokcheckError
+    from tokcheck.machine.weights import audit_model_dir, audit_server_log, combine
+
+    out = dict(server.run_conditions())
+    log_report = audit_server_log(Path(server.log_path).read_text(errors="replace"), str(server.log_path))
+    try:
+        precision = combine(audit_model_dir(server.config.model), log_report)
+    except TokcheckError:
+        precision = log_report
+    out["precision_report"] = precision.to_dict()
+    return out
+
+
 def telemetry_hooks(url: str) -> list[Any]:
     """The bench hooks of `doctor`'s telemetry: the server's ``/metrics`` scraper, and the
     NVML sampler for a local server (it says so when there is no GPU)."""
-    from tokcheck.telemetry import bench_hooks
+    from tokcheck.machine.telemetry import bench_hooks
 
     return bench_hooks(url)
 
@@ -54,13 +72,13 @@ def bench_served(server: Any, run_dir: str | Path, *, model_dir: str | Path, inp
     """Bench a server started by :func:`serve_model` into ``run_dir``, recording what the
     server knows of itself (engine report, ``serve`` section, the precision audit of the model
     directory combined with the log) and the machine's environment. Returns bench's Summary."""
-    from tokcheck.bench import BenchConfig, run_bench
+    from tokcheck.loadgen.bench import BenchConfig, run_bench
 
     if environment is None:
-        from tokcheck.doctor import environment_report
+        from tokcheck.machine.doctor import environment_report
 
         environment = environment_report()
-    extra = dict(server.run_conditions())
+    extra = run_conditions(server)
     extra["environment"] = environment
     run_dir = Path(run_dir)
     if hooks is None:

@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from tokcheck.compare import row_label
-from tokcheck.rundir import Run
+from tokcheck.analysis.compare import row_label
+from tokcheck.record.store import Run
 
 #: The seed's warning (2.3): a change of one condition can move tok/s by 30 % or more.
 SWING_THRESHOLD = 0.30
@@ -174,7 +174,7 @@ class SweepConfig:
 def run_sweep(cfg: SweepConfig, progress: Callable[[str], None] | None = None) -> dict[int, Path]:
     """Restart the server for each max_model_len and bench every concurrency; returns
     max_model_len → run directory. Stops the server between settings and on any error."""
-    from tokcheck.pipeline import bench_served, serve_model
+    from tokcheck.flows.pipeline import bench_served, serve_model
 
     progress = progress or (lambda s: None)
     out = Path(cfg.out)

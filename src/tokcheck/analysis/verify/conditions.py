@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tokcheck.rundir import Run
-from tokcheck.verify.lookup import (_find, _first, _get, _is_off, _norm, _precision_match,
+from tokcheck.record.store import Run
+from tokcheck.analysis.verify.lookup import (_find, _first, _get, _is_off, _norm, _precision_match,
                                    normalize_precision, served_model_names)
 
 #: Conditions whose difference makes two numbers incomparable (the seed, 4.3).

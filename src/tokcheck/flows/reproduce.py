@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tokcheck.verify.lookup import normalize_precision
+from tokcheck.analysis.verify.lookup import normalize_precision
 
 #: The seed's defaults where a claim is silent (3.4 and 4.3): about 1000 tokens in and out,
 #: one request; its vLLM example serves with --max-model-len 8192.
@@ -148,13 +148,13 @@ def reproduce(claim_text: str, model_dir: str | Path, *, out: str | Path, engine
         TokcheckError: a claim that does not parse, a model directory that is not one, an
             engine that fails to start, an output directory that already holds a run.
     """
-    from tokcheck.cli.verify import bound_for, claim_fields
-    from tokcheck.doctor import doctor
+    from tokcheck.analysis.verify.claim_bound import bound_for, claim_fields
+    from tokcheck.machine.doctor import doctor
     from tokcheck.errors import TokcheckError
-    from tokcheck.pipeline import bench_served, serve_model
+    from tokcheck.flows.pipeline import bench_served, serve_model
     from tokcheck.report import render_csv, render_html, render_markdown
-    from tokcheck.rundir import load_run
-    from tokcheck.verify import verify
+    from tokcheck.record.store import load_run
+    from tokcheck.analysis.verify import verify
 
     say = progress or (lambda s: None)
     mdir = Path(model_dir)

@@ -9,16 +9,16 @@ from typing import Any
 
 
 def telemetry_for(url: str, *, environment: bool = True) -> tuple[list[Any], dict[str, Any]]:
-    """``(hooks, conditions_extra)`` for :func:`tokcheck.bench.run_bench` against ``url``.
+    """``(hooks, conditions_extra)`` for :func:`tokcheck.loadgen.bench.run_bench` against ``url``.
 
     The hooks are new objects each call (one set per run). ``conditions_extra`` holds
     ``environment`` for a server on this machine, nothing otherwise; ``environment=False``
     skips it (it takes about 2 s: a caller with several runs builds it once)."""
-    from tokcheck.telemetry import bench_hooks, server_is_local
+    from tokcheck.machine.telemetry import bench_hooks, server_is_local
 
     extra: dict[str, Any] = {}
     if environment and server_is_local(url):
-        from tokcheck.doctor import environment_report
+        from tokcheck.machine.doctor import environment_report
 
         extra["environment"] = environment_report()
     return bench_hooks(url), extra

@@ -30,9 +30,9 @@ from tokcheck.loadgen.measure_worker import MeasureWorker
 from tokcheck.loadgen.prompts import make_prompts, prompts_sha256
 from tokcheck.loadgen.recorder import Exchange, Target, build_request, exchange
 from tokcheck.loadgen.runner import Planned, run_closed, run_open
-from tokcheck.record import SCHEMA_VERSION, RequestRecord, RunDirectory, Summary, read_requests
-from tokcheck.summarize import summarize_level
-from tokcheck.tokens import TokenizerInfo, load_tokenizer
+from tokcheck.record.schema import SCHEMA_VERSION, RequestRecord, RunDirectory, Summary, read_requests
+from tokcheck.record.summarize import summarize_level
+from tokcheck.loadgen.tokens import TokenizerInfo, load_tokenizer
 
 
 class BenchConfig(BaseModel):
@@ -291,7 +291,7 @@ def run_bench(
     off for longer) and restored afterwards.
 
     Returns:
-        The :class:`~tokcheck.record.Summary` (also written as ``summary.json``).
+        The :class:`~tokcheck.record.schema.Summary` (also written as ``summary.json``).
 
     Raises:
         TokcheckError: bad tokenizer or URL, unreachable server, a server that rejects every

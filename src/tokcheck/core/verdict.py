@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from tokcheck.architecture import ModelSpec, active_params, total_params
-from tokcheck.catalog import GpuSpec, find_gpu, find_model, gpu_from_bandwidth
-from tokcheck.claim import Claim
+from tokcheck.core.architecture import ModelSpec, active_params, total_params
+from tokcheck.core.catalog import GpuSpec, find_gpu, find_model, gpu_from_bandwidth
+from tokcheck.core.claim import Claim
 from tokcheck.errors import TokcheckError
-from tokcheck.precision import canonical_precision, describe_scheme, scheme_for
-from tokcheck.roofline import (
+from tokcheck.core.precision import canonical_precision, describe_scheme, scheme_for
+from tokcheck.core.roofline import (
     DEFAULT_CONTEXT_TOKENS,
     WeightsOnly,
     aggregate_bound,
@@ -33,7 +33,7 @@ from tokcheck.roofline import (
     precision_options,
     weights_bytes,
 )
-from tokcheck.units import sig3
+from tokcheck.core.units import sig3
 
 # Mean accepted tokens per step that published speculative decoding reaches: DeepSeek-V3's MTP
 # accepts the 2nd token 85–90 % of the time (≈1.9 tokens/step, DeepSeek-V3 report §5.4.3);

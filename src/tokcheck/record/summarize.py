@@ -1,7 +1,7 @@
 """Per-level summary of measured requests (pure): DESIGN.md R4 aggregates and the seed's
-rounds rule (:mod:`tokcheck.stats`). Warm-up requests are never included.
+rounds rule (:mod:`tokcheck.core.stats`). Warm-up requests are never included.
 
-Coalesced reads. A chunk is what arrived in one read (:func:`tokcheck.metrics.merge_reads`).
+Coalesced reads. A chunk is what arrived in one read (:func:`tokcheck.core.metrics.merge_reads`).
 When every token of a request arrives in one read, its TPOT is undefined. Those requests are
 not a random subset (they are the ones the server or the client batched hardest), so a median
 over the others is biased. Rule: when more than :data:`TPOT_UNDEFINED_MAX_SHARE` of a level's
@@ -18,8 +18,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from tokcheck import metrics, stats
-from tokcheck.record import LEVEL_METRICS, LevelSummary, MetricStat, RequestRecord
+from tokcheck.core import metrics
+
+from tokcheck.core import stats
+from tokcheck.record.schema import LEVEL_METRICS, LevelSummary, MetricStat, RequestRecord
 
 _REASON_NO_OK = "no successful requests"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tokcheck.rundir import Run
+from tokcheck.record.store import Run
 
 def _get(obj: Any, *path: str) -> Any:
     for key in path:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tokcheck import __version__
-from tokcheck.throttle import decode_clock_event_reasons, throttling_reasons
+from tokcheck.machine.throttle import decode_clock_event_reasons, throttling_reasons
 
 PASS, FAIL, UNKNOWN = "pass", "fail", "unknown"
 GIB = 1024**3
@@ -58,8 +58,8 @@ def find_mismatches(gpu: dict[str, Any], toolchain: dict[str, Any]) -> list[str]
     """Named incompatibilities between driver, CUDA toolkit, PyTorch, engines and Python.
 
     Args:
-        gpu: :meth:`tokcheck.nvml.NvmlReport.to_dict` output.
-        toolchain: :func:`tokcheck.toolchain.toolchain_report` output.
+        gpu: :meth:`tokcheck.machine.nvml.NvmlReport.to_dict` output.
+        toolchain: :func:`tokcheck.machine.toolchain.toolchain_report` output.
 
     Returns:
         One sentence per mismatch (empty when none is seen). Rules: a PyTorch CUDA build or an
@@ -146,8 +146,8 @@ def environment_report(gpu: dict[str, Any] | None = None,
                        toolchain: dict[str, Any] | None = None) -> dict[str, Any]:
     """The machine, for the doctor and for run.json ``environment``.
 
-    Reads NVML (:func:`tokcheck.nvml.read_report`) and probes the toolchain
-    (:func:`tokcheck.toolchain.toolchain_report`) unless given. Never raises for a missing GPU:
+    Reads NVML (:func:`tokcheck.machine.nvml.read_report`) and probes the toolchain
+    (:func:`tokcheck.machine.toolchain.toolchain_report`) unless given. Never raises for a missing GPU:
     ``gpu.available`` is then ``False`` with ``gpu.reason``.
 
     Returns:
@@ -155,11 +155,11 @@ def environment_report(gpu: dict[str, Any] | None = None,
         ``gpu.gpus`` also has ``clock_event_reasons`` and ``throttling`` decoded.
     """
     if gpu is None:
-        from tokcheck.nvml import read_report
+        from tokcheck.machine.nvml import read_report
 
         gpu = read_report().to_dict()
     if toolchain is None:
-        from tokcheck.toolchain import toolchain_report
+        from tokcheck.machine.toolchain import toolchain_report
 
         toolchain = toolchain_report()
     gpu = _decorate_gpus(gpu)
@@ -191,7 +191,7 @@ class CheckItem:
 class ChecklistInputs:
     """What the checklist judges. ``None`` means not known (never a silent default).
 
-    Byte counts are bytes; ``budget`` is ``tokcheck.roofline.MemoryBudget`` as a dict
+    Byte counts are bytes; ``budget`` is ``tokcheck.core.roofline.MemoryBudget`` as a dict
     (``required_bytes``, ``available_bytes``, ``fits``, ``weights_bytes``,
     ``kv_bytes_per_token``, ``max_concurrent_seqs``, ``min_tensor_parallel``) or ``None`` with
     ``budget_reason``; ``precision`` is ``PrecisionReport.to_dict()`` or ``None`` with
@@ -452,15 +452,16 @@ def _config(model_dir: Path) -> dict[str, Any]:
 def _memory_budget(model_dir: Path, gpu_name: str | None, dtype: str | None,
                    max_model_len: int | None, concurrency: int | None,
                    gpu_memory_utilization: float | None) -> tuple[dict | None, str | None]:
-    """``tokcheck.roofline.memory_budget`` for this model and plan, or why not."""
+    """``tokcheck.core.roofline.memory_budget`` for this model and plan, or why not."""
     if gpu_name is None:
         return None, "no GPU detected and no --gpu given: nothing to fit into"
     if max_model_len is None:
         return None, "no --max-model-len: the KV cache size is undefined"
     try:
-        from tokcheck import catalog, roofline
+        from tokcheck.core import catalog
+        from tokcheck.core import roofline
     except ImportError:
-        return None, "the memory budget (tokcheck.roofline) is not in this build"
+        return None, "the memory budget (tokcheck.core.roofline) is not in this build"
     from tokcheck.errors import TokcheckError
 
     try:
@@ -481,9 +482,9 @@ def _memory_budget(model_dir: Path, gpu_name: str | None, dtype: str | None,
 
 def _precision(model_dir: Path) -> tuple[dict | None, str | None]:
     try:
-        from tokcheck.weights import audit_model_dir
+        from tokcheck.machine.weights import audit_model_dir
     except ImportError:
-        return None, "the weights audit (tokcheck.weights) is not in this build"
+        return None, "the weights audit (tokcheck.machine.weights) is not in this build"
     from tokcheck.errors import TokcheckError
 
     try:

@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from tokcheck.nvml import GpuSample, NvmlSession
-from tokcheck.throttle import decode_clock_event_reasons, throttling_reasons
+from tokcheck.machine.nvml import GpuSample, NvmlSession
+from tokcheck.machine.throttle import decode_clock_event_reasons, throttling_reasons
 
 DEFAULT_GPU_INTERVAL_S = 0.1  # 10 Hz: NVML's utilization counters refresh every 1/6 s to 1 s
 DEFAULT_METRICS_INTERVAL_S = 1.0

@@ -8,7 +8,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from tokcheck.units import sig3
+from tokcheck.core.units import sig3
 
 
 def gb(x: float | None) -> str:

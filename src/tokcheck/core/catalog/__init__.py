@@ -25,7 +25,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from tokcheck.architecture import ModelSpec
+from tokcheck.core.architecture import ModelSpec
 from tokcheck.errors import TokcheckError
 
 GIB = 1024 ** 3
@@ -86,7 +86,7 @@ def _opt_float(text: str) -> float | None:
 @lru_cache(maxsize=1)
 def gpus() -> tuple[GpuSpec, ...]:
     """All GPUs in the built-in catalog."""
-    text = resources.files("tokcheck.catalog").joinpath("gpus.csv").read_text(encoding="utf-8")
+    text = resources.files("tokcheck.core.catalog").joinpath("gpus.csv").read_text(encoding="utf-8")
     out = []
     for row in csv.DictReader(text.splitlines()):
         out.append(GpuSpec(
@@ -106,7 +106,7 @@ def gpus() -> tuple[GpuSpec, ...]:
 
 @lru_cache(maxsize=1)
 def _model_entries() -> tuple[dict, ...]:
-    folder = resources.files("tokcheck.catalog").joinpath("models")
+    folder = resources.files("tokcheck.core.catalog").joinpath("models")
     entries = []
     for item in sorted(folder.iterdir(), key=lambda p: p.name):
         if item.name.endswith(".json"):
@@ -201,7 +201,7 @@ def _get(cfg: dict, *keys, default=None):
 
 
 def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = None) -> ModelSpec:
-    """A :class:`ModelSpec` from a parsed ``config.json`` dict (see :mod:`tokcheck.architecture`).
+    """A :class:`ModelSpec` from a parsed ``config.json`` dict (see :mod:`tokcheck.core.architecture`).
 
     Raises:
         TokcheckError: when a field the bound needs is missing or not a positive number.
@@ -272,7 +272,7 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
         qc = cfg.get("quantization_config") or {}
         method = str(qc.get("quant_method") or "").lower()
         dtype = str(_get(cfg, "torch_dtype", "dtype", default="bfloat16"))
-        from tokcheck.precision import canonical_precision
+        from tokcheck.core.precision import canonical_precision
 
         try:
             default = canonical_precision(dtype)

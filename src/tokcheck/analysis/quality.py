@@ -97,7 +97,7 @@ def quality_from_runs(run_a, run_b, tokenizer: str | Path | None = None) -> dict
     """Compare the texts two runs kept for the same prompts, token by token (with the
     tokenizer of run A's record, or ``tokenizer``). Raises TokcheckError when the runs used
     different prompts or no tokenizer is at hand. Adds ``warnings`` when a run was not greedy."""
-    from tokcheck.compare import text_samples
+    from tokcheck.analysis.compare import text_samples
 
     wa, wb = run_a.run.get("workload") or {}, run_b.run.get("workload") or {}
     if wa.get("prompts_sha256") and wb.get("prompts_sha256") and wa["prompts_sha256"] != wb["prompts_sha256"]:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from tokcheck.rundir import Run
-from tokcheck.verify.bursts import BURST_WARN_SHARE, burst_stats
-from tokcheck.verify.conditions import (_environment_gpus, _level_name, _level_requests, _stat,
+from tokcheck.record.store import Run
+from tokcheck.analysis.verify.bursts import BURST_WARN_SHARE, burst_stats
+from tokcheck.analysis.verify.conditions import (_environment_gpus, _level_name, _level_requests, _stat,
                                         level_metric)
-from tokcheck.verify.lookup import (BYTES_PER_PARAM, _first, _fmt, _get, _is_off, _tel_find,
+from tokcheck.analysis.verify.lookup import (BYTES_PER_PARAM, _first, _fmt, _get, _is_off, _tel_find,
                                    normalize_precision)
-from tokcheck.verify.records import Check, Condition
+from tokcheck.analysis.verify.records import Check, Condition
 
 METRICS = ("generation_tok_s", "e2e_tok_s", "aggregate_throughput", "ttft")
 
@@ -345,7 +345,7 @@ def _check_bound(fields: dict, metric: str | None, claimed: float | None, measur
     real = float(bound.get("realistic_tok_s") or 0) or None
     ev = [f"decode bound for one request: hard {_fmt(hard)} tok/s, realistic {_fmt(real)} tok/s "
           f"({_fmt(bound.get('bytes_per_token'))} bytes per token at {bound.get('context_tokens')} "
-          f"tokens of context; {bound.get('source', 'tokcheck.roofline')})"]
+          f"tokens of context; {bound.get('source', 'tokcheck.core.roofline')})"]
     advice: list[str] = []
     if metric not in ("generation_tok_s", "e2e_tok_s", "aggregate_throughput") or not claimed:
         return Check(7, CHECK_NAMES[6], "unknown", ev + ["the claim is not a speed; the bound does not apply"], [])

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from tokcheck.rundir import Run
-from tokcheck.verify.conditions import _stat
-from tokcheck.verify.lookup import _fmt, _tel_find
-from tokcheck.verify.records import Check, Symptom
+from tokcheck.record.store import Run
+from tokcheck.analysis.verify.conditions import _stat
+from tokcheck.analysis.verify.lookup import _fmt, _tel_find
+from tokcheck.analysis.verify.records import Check, Symptom
 
 _OOM_RE = re.compile(r"out of memory|OutOfMemoryError|CUDA error: out of memory|"
                      r"is less than desired (?:CPU|GPU) memory utilization|"

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from tokcheck.errors import TokcheckError
-from tokcheck.precision import FULL_PRECISION_WORDS
+from tokcheck.core.precision import FULL_PRECISION_WORDS
 
 # The keys of Claim.fields, in report order.
 FIELD_KEYS = ("model", "weights_version", "precision", "quantization", "gpu", "gpu_count", "gpu_memory_gb",
@@ -182,7 +182,7 @@ def parse_claim(text: str) -> Claim:
     if f["unit"] == "tok/s" and f["value"] > ABSURD_TOK_S:
         raise TokcheckError(f"{f['value']:,.0f} tok/s is beyond any serving system; check the number")
 
-    from tokcheck.catalog import gpus, models
+    from tokcheck.core.catalog import gpus, models
 
     # --- model
     mm = _find_catalog_name(t, [(m.name, m.aliases) for m in models()])

@@ -1,6 +1,6 @@
 """M1, M2, M4: are runs comparable, and how do they stand side by side?
 
-Pure over loaded run directories (:class:`tokcheck.rundir.Run`):
+Pure over loaded run directories (:class:`tokcheck.record.store.Run`):
 
 - :func:`comparability` — the conditions the seed (SPEC M1) requires to agree — dtype,
   max_model_len, gpu_memory_utilization, tensor_parallel_size, streaming, prefix cache,
@@ -12,7 +12,7 @@ Pure over loaded run directories (:class:`tokcheck.rundir.Run`):
 - :func:`text_samples` — the generated texts of the same prompts, side by side, for a
   quality sample (instruction following, logic, stability: the seed's M2).
 
-Output quality with greedy decoding (M3) is :mod:`tokcheck.quality`.
+Output quality with greedy decoding (M3) is :mod:`tokcheck.analysis.quality`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tokcheck.rundir import Run
-from tokcheck.verify.lookup import _find, _first, _is_off, normalize_precision
+from tokcheck.record.store import Run
+from tokcheck.analysis.verify.lookup import _find, _first, _is_off, normalize_precision
 
 #: SPEC M1, in its order.
 COMPARABILITY_KEYS = ("dtype", "max_model_len", "gpu_memory_utilization", "tensor_parallel_size",
