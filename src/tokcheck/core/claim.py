@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from tokcheck.errors import TokcheckError
+from tokcheck.core.names import find_in_text, version_suffix
 from tokcheck.core.precision import FULL_PRECISION_WORDS
 
 # The keys of Claim.fields, in report order.
@@ -99,37 +100,6 @@ class Claim:
         return self.present_count < MIN_PRESENT
 
 
-def _find_catalog_name(text: str, entries) -> tuple[str, int, int] | None:
-    """The longest catalog name or alias in ``text`` (separators optional), as (name, start, end)."""
-    best = None
-    for name, aliases in entries:
-        for key in (name, *aliases):
-            words = [w for w in re.split(r"[\s\-_/]+", key.lower()) if w]
-            if not words:
-                continue
-            pat = r"[\s\-_/]*".join(re.escape(w) for w in words)
-            for m in re.finditer(r"(?<![a-z0-9])" + pat + r"(?![a-z0-9])", text.lower()):
-                if best is None or (m.end() - m.start()) > (best[2] - best[1]):
-                    best = (name, m.start(), m.end())
-    return best
-
-
-def _version_suffix(matched: str, canonical: str) -> str | None:
-    """The part of a matched alias beyond the canonical name ("Qwen3-30B-A3B-Instruct-2507" →
-    "Instruct-2507"; "DeepSeek-R1-0528" → "0528"), or None."""
-    target = re.sub(r"[^a-z0-9]", "", canonical.lower())
-    seen = ""
-    for i, ch in enumerate(matched):
-        if ch.isalnum():
-            seen += ch.lower()
-        if seen == target:
-            rest = matched[i + 1:].strip(" -_/.")
-            return rest or None
-        if not target.startswith(seen):
-            return None
-    return None
-
-
 def _parse_value(text: str, f: dict) -> None:
     unit_rx = (r"(tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second|tokens?/秒|t/s|tps\b|tok/sec|"
                r"token\s*每秒|个?\s*token\s*/\s*s|字/秒)")
@@ -185,10 +155,10 @@ def parse_claim(text: str) -> Claim:
     from tokcheck.core.catalog import gpus, models
 
     # --- model
-    mm = _find_catalog_name(t, [(m.name, m.aliases) for m in models()])
+    mm = find_in_text(t, [(m.name, m.aliases) for m in models()])
     if mm:
         f["model"] = mm[0]
-        version = _version_suffix(t[mm[1]:mm[2]], mm[0])
+        version = version_suffix(t[mm[1]:mm[2]], mm[0])
         if version:
             f["weights_version"] = version
         tail = t[mm[2]:mm[2] + 24]
@@ -205,7 +175,7 @@ def parse_claim(text: str) -> Claim:
         f["weights_version"] = rv.group(1)
 
     # --- GPU, count, memory
-    gm = _find_catalog_name(t, [(g.name, g.aliases) for g in gpus()])
+    gm = find_in_text(t, [(g.name, g.aliases) for g in gpus()])
     if gm:
         f["gpu"] = gm[0]
         before, after = t[: gm[1]], t[gm[2]:]

@@ -36,6 +36,7 @@ from tokcheck.core.precision import (
     bytes_per_param,
     canonical_precision,
     describe_scheme,
+    is_quantized,
     scheme_for,
 )
 
@@ -278,7 +279,7 @@ def aggregate_bound(model, gpu, precision: str = "BF16", context_tokens: int = D
         w, kv, _ = _step_bytes(model, prec, int(context_tokens), 1, sequences=c)
         flops_per_token = 2 * active_params(model, with_embedding=False)
     memory = c * g.peak_bandwidth_bytes_per_s * tp / (w + kv)
-    rate = g.fp8_dense_tflops if prec in ("FP8", "INT8", "INT4", "MXFP4", "NVFP4") and g.fp8_dense_tflops else g.bf16_dense_tflops
+    rate = g.fp8_dense_tflops if is_quantized(prec) and g.fp8_dense_tflops else g.bf16_dense_tflops
     compute = rate * 1e12 * tp / flops_per_token if rate else None
     hard = min(memory, compute) if compute else memory
     return {"memory_tok_s": memory, "compute_tok_s": compute, "hard_tok_s": hard,

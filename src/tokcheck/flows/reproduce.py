@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tokcheck.analysis.verify.lookup import normalize_precision
+from tokcheck.core.precision import torch_dtype
 
 #: The seed's defaults where a claim is silent (3.4 and 4.3): about 1000 tokens in and out,
 #: one request; its vLLM example serves with --max-model-len 8192.
@@ -23,8 +24,6 @@ DEFAULT_CONCURRENCY = 1
 DEFAULT_MAX_MODEL_LEN = 8192
 #: The seed (3.4): "连续执行三轮以上，去掉最高值和最低值后取中位数" — 3 rounds at least.
 DEFAULT_ROUNDS = 3
-
-_DTYPES = {"bf16": "bfloat16", "full": "bfloat16", "fp16": "float16", "fp32": "float32"}
 
 
 @dataclass
@@ -77,8 +76,9 @@ def plan_from_claim(fields: dict[str, Any], *, model_max_position: int | None = 
         notes.append(f"max_model_len not stated: {mml} (the seed's 8192, capped by the model's "
                      f"max_position_embeddings {model_max_position}, at least input + output)")
     prec = normalize_precision(fields.get("precision"))
-    dtype = _DTYPES.get(prec or "", "bfloat16")
-    if prec and prec not in _DTYPES:
+    engine_dtype = torch_dtype(fields.get("precision")) if prec else None
+    dtype = engine_dtype or "bfloat16"
+    if prec and engine_dtype is None:
         notes.append(f"the claim's precision is {fields.get('precision')}: the model directory's "
                      "weights are served as they are (bfloat16); check 3 compares the two")
     elif prec is None:

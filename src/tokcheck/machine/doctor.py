@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tokcheck import __version__
+from tokcheck.core.precision import torch_dtype
 from tokcheck.machine.throttle import decode_clock_event_reasons, throttling_reasons
 
 PASS, FAIL, UNKNOWN = "pass", "fail", "unknown"
@@ -232,9 +233,13 @@ def _gib(n: float | None) -> str:
     return f"{n:.0f} B"
 
 
-_DTYPE_ALIASES = {"bf16": "bfloat16", "bfloat16": "bfloat16", "fp16": "float16",
-                  "float16": "float16", "half": "float16", "fp32": "float32",
-                  "float32": "float32", "float": "float32", "auto": "auto"}
+def _engine_dtype(text: str | None) -> str | None:
+    """An engine ``--dtype`` value in the engine's spelling (``bf16`` → ``bfloat16``), ``auto``
+    as it is, None for what is not a full-precision dtype (the vocabulary:
+    :func:`tokcheck.core.precision.torch_dtype`)."""
+    if text is not None and str(text).strip().lower() == "auto":
+        return "auto"
+    return torch_dtype(text) if text else None
 
 
 def _num(n: float | None) -> str:
@@ -321,11 +326,11 @@ def _check_dtype(i: ChecklistInputs) -> CheckItem:
         cfg = f"config.json says {i.config_dtype}" if i.config_dtype else "config.json has no dtype"
     if i.dtype is None:
         return CheckItem("dtype", title, UNKNOWN, f"not given (--dtype); {cfg}")
-    d = _DTYPE_ALIASES.get(i.dtype.lower())
+    d = _engine_dtype(i.dtype)
     if d == "auto" or d is None:
         return CheckItem("dtype", title, FAIL,
                          f"dtype {i.dtype!r} is not explicit: the engine picks it ({cfg})")
-    want = _DTYPE_ALIASES.get((i.config_dtype or "").lower())
+    want = _engine_dtype(i.config_dtype)
     if want and want != d and want != "float32":
         return CheckItem("dtype", title, FAIL, f"{d} differs from the weights' dtype ({cfg})")
     return CheckItem("dtype", title, PASS, f"{d}; {cfg}")
@@ -467,11 +472,8 @@ def _memory_budget(model_dir: Path, gpu_name: str | None, dtype: str | None,
     try:
         model = catalog.model_from_config(model_dir)
         gpu = catalog.find_gpu(gpu_name)
-        precision = _DTYPE_ALIASES.get((dtype or "bfloat16").lower(), dtype or "bfloat16")
         budget = roofline.memory_budget(
-            model, gpu, {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}.get(
-                precision, precision),
-            max_model_len, concurrency or 1,
+            model, gpu, dtype or "bfloat16", max_model_len, concurrency or 1,
             gpu_memory_utilization=gpu_memory_utilization if gpu_memory_utilization else 0.9)
     except TokcheckError as err:
         return None, f"memory budget: {err}"

@@ -19,6 +19,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from tokcheck.core.precision import full_precision_name
 from tokcheck.errors import TokcheckError
 
 # Bits per element of each safetensors dtype (safetensors' format spec; F4/F6/E8M0 are the
@@ -28,7 +29,8 @@ SAFETENSORS_DTYPE_BITS: dict[str, int] = {
     "I16": 16, "U16": 16, "F16": 16, "BF16": 16, "I32": 32, "U32": 32, "F32": 32,
     "I64": 64, "U64": 64, "F64": 64, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6,
 }
-FULL_PRECISION_DTYPES = {"BF16", "F16", "F32", "F64"}
+# The safetensors dtypes that are full-precision formats in the vocabulary: BF16, F16, F32, F64.
+FULL_PRECISION_DTYPES = {d for d in SAFETENSORS_DTYPE_BITS if full_precision_name(d)}
 LOW_PRECISION_FLOAT_DTYPES = {"F8_E4M3", "F8_E5M2", "F8_E8M0", "E8M0", "F4", "F6_E2M3", "F6_E3M2"}
 # Tensor names that only quantized checkpoints carry (GPTQ/AWQ packed weights and their
 # zero points, group indices and scales; FP8/compressed-tensors scales).
@@ -50,8 +52,6 @@ QUANT_WORDS = ("gptq", "awq", "fp8", "w8a8", "w4a16", "w8a16", "int8", "int4", "
                "fp4", "bitsandbytes", "compressed-tensors", "compressed_tensors", "marlin",
                "modelopt", "gguf", "hqq", "quark", "torchao", "experts_int8", "auto-round",
                "bnb", "squeezellm", "aqlm", "exl2", "awq_marlin", "gptq_marlin")
-FULL_PRECISION_NAMES = {"bfloat16": "BF16", "float16": "FP16", "half": "FP16", "float32": "FP32",
-                        "float": "FP32", "bf16": "BF16", "fp16": "FP16", "fp32": "FP32"}
 
 
 @dataclass
@@ -303,7 +303,7 @@ def audit_model_dir(path: str | Path) -> PrecisionReport:
         share = sum(fp.values()) / read_bytes
         if share > 0.99:
             main = max(fp, key=fp.get).removeprefix("GGUF_")
-            main = {"F16": "FP16", "F32": "FP32", "F64": "FP64"}.get(main, main)
+            main = full_precision_name(main) or main
             others = sorted({d.removeprefix("GGUF_") for d in fp} - {max(fp, key=fp.get)
                                                                     .removeprefix("GGUF_")})
             report.precision = main if not others else f"{main} (with {', '.join(others)})"
@@ -317,7 +317,7 @@ def audit_model_dir(path: str | Path) -> PrecisionReport:
         reasons.append("no tensor could be read (only pickled weights); config.json says "
                        f"dtype {report.config_dtype or 'nothing'}")
     if report.full_precision and report.config_dtype:
-        cfg = FULL_PRECISION_NAMES.get(str(report.config_dtype).lower())
+        cfg = full_precision_name(report.config_dtype)
         if cfg and report.precision and not report.precision.startswith(cfg):
             reasons.append(f"config.json says {report.config_dtype} but the tensors are "
                            f"{report.precision}")
@@ -401,7 +401,7 @@ def audit_server_log(text: str, path: str = "") -> PrecisionReport:
         report.kv_cache_dtype = eng.kv_cache_dtype
         quant = eng.quantization
         kv = (eng.kv_cache_dtype or "").lower()
-        kv_quantized = kv not in ("", "auto") and kv not in FULL_PRECISION_NAMES
+        kv_quantized = kv not in ("", "auto") and full_precision_name(kv) is None
         if quant and quant != "none":
             report.full_precision, report.verdict, report.method = False, "quantized", quant
             reasons.append(f"the engine states quantization={quant}")
@@ -410,7 +410,7 @@ def audit_server_log(text: str, path: str = "") -> PrecisionReport:
             report.method = report.method or f"kv_cache:{kv}"
             reasons.append(f"the engine stores the KV cache as {kv} (quantized KV cache)")
         if report.full_precision is None:
-            precision = FULL_PRECISION_NAMES.get((eng.dtype or "").lower())
+            precision = full_precision_name(eng.dtype)
             if quant == "none" and precision:
                 report.full_precision, report.verdict = True, "full precision"
                 report.precision = precision

@@ -11,10 +11,7 @@ from typing import Any
 from tokcheck.errors import TokcheckError
 from tokcheck.record.store import Run
 from tokcheck.analysis.verify.conditions import _environment_gpus
-from tokcheck.analysis.verify.lookup import normalize_precision
-
-_ROOFLINE_PRECISION = {"bf16": "BF16", "fp16": "FP16", "fp32": "FP32", "fp8": "FP8", "int8": "INT8",
-                       "int4": "INT4", "mxfp4": "MXFP4", "nvfp4": "NVFP4"}
+from tokcheck.core.precision import FULL, find_precision
 
 
 def _model_dir(run: Run) -> Path | None:
@@ -40,7 +37,8 @@ def bound_for_run(run: Run, gpu: str | None = None, model_dir: str | Path | None
         why = "a CPU run (no GPU in its environment)" if gpus == [] else "no GPU recorded"
         return {"reason": f"no bound: {why}; give --gpu to bound against a GPU's bandwidth"}
     er = run.run.get("engine_report") or {}
-    prec = _ROOFLINE_PRECISION.get(normalize_precision(er.get("dtype")) or "bf16", "BF16")
+    loaded = find_precision(er.get("dtype"))
+    prec = "BF16" if loaded in (None, FULL) else loaded
     wl = run.run.get("workload") or {}
     context = int((wl.get("input_len") or 1000) + (wl.get("output_len") or 1000) / 2)
     try:

@@ -9,7 +9,7 @@ from tokcheck.analysis.verify.bursts import BURST_WARN_SHARE, burst_stats
 from tokcheck.analysis.verify.conditions import (_environment_gpus, _level_name, _level_requests, _stat,
                                         level_metric)
 from tokcheck.analysis.verify.lookup import (BYTES_PER_PARAM, _first, _fmt, _get, _is_off, _tel_find,
-                                   normalize_precision)
+                                   is_quantized, normalize_precision)
 from tokcheck.analysis.verify.records import Check, Condition
 
 METRICS = ("generation_tok_s", "e2e_tok_s", "aggregate_throughput", "ttft")
@@ -189,7 +189,7 @@ def _check_quantized(fields: dict, run: Run, conds: dict[str, Condition]) -> Che
                      ["run `tokcheck inspect MODEL_DIR` and keep the server log (`tokcheck serve`)"])
     claim_prec = normalize_precision(fields.get("precision"))
     claim_quant = fields.get("quantization")
-    claim_lower = (claim_prec in ("fp8", "int8", "int4", "mxfp4", "nvfp4")) or (_is_off(claim_quant) is False)
+    claim_lower = is_quantized(claim_prec) or (_is_off(claim_quant) is False)
     status = "pass"
     if not run_full:
         if claim_prec in ("full", "bf16", "fp16") or _is_off(claim_quant):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from tokcheck.core.names import same_model
 from tokcheck.record.store import Run
 from tokcheck.analysis.verify.lookup import (_find, _first, _get, _is_off, _norm, _precision_match,
                                    normalize_precision, served_model_names)
@@ -122,28 +122,11 @@ def run_conditions(run: Run, level: dict | None) -> dict[str, tuple[Any, str]]:
     return out
 
 
-_HASH_TAIL = re.compile(r"[-_.][0-9a-f]{8,}$")
-
-
-def _model_match(claimed: Any, run: Any) -> bool:
-    """Loose: the claim's name (letters and digits only) inside a served name or directory
-    name, or that name (a cache hash such as ``-341117c394bd`` dropped) inside the claim's."""
-    c = _norm(claimed)
-    names = run if isinstance(run, list) else [run]
-    for n in names:
-        rn = _norm(n)
-        base = str(n).rstrip("/").rsplit("/", 1)[-1]
-        tails = {_norm(base), _norm(_HASH_TAIL.sub("", base))} - {""}
-        if c and (c in rn or any(t in c or c in t for t in tails)):
-            return True
-    return False
-
-
 def _compare_condition(name: str, claimed: Any, run: Any) -> str:
     if claimed is None or run is None:
         return "unknown"
     if name == "model":
-        return "match" if _model_match(claimed, run) else "differ"
+        return "match" if same_model(claimed, run) else "differ"
     if name == "precision":
         c, r = normalize_precision(claimed), normalize_precision(run)
         return "match" if c and r and _precision_match(c, r) else "differ"

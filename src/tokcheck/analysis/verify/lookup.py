@@ -1,12 +1,17 @@
 """Reading values out of run records written by several modules (bench, serve, doctor):
-lookups that tolerate missing sections, and the normalization of precision and on/off words."""
+lookups that tolerate missing sections, and on/off words. Precision names come from the one
+vocabulary (:mod:`tokcheck.core.precision`), name comparison from :mod:`tokcheck.core.names`."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from tokcheck.core.names import loose_key
+from tokcheck.core.precision import FULL, PRECISIONS, find_precision
+from tokcheck.core.precision import is_quantized as _is_quantized
 from tokcheck.record.store import Run
+
 
 def _get(obj: Any, *path: str) -> Any:
     for key in path:
@@ -63,8 +68,8 @@ def _tel_find(run: Run, level: dict | None, keys: tuple[str, ...]) -> Any:
     return None
 
 
-def _norm(s: Any) -> str:
-    return re.sub(r"[^a-z0-9.]", "", str(s).lower())
+#: Loose comparison key of a name or version (letters, digits and dots; see tokcheck.core.names).
+_norm = loose_key
 
 
 def _fmt(x: Any, digits: int = 3) -> str:
@@ -75,37 +80,28 @@ def _fmt(x: Any, digits: int = 3) -> str:
     return str(x)
 
 
-_PRECISION_ALIASES = {
-    "bf16": "bf16", "bfloat16": "bf16", "torch.bfloat16": "bf16",
-    "fp16": "fp16", "float16": "fp16", "half": "fp16", "torch.float16": "fp16",
-    "fp32": "fp32", "float32": "fp32", "float": "fp32", "torch.float32": "fp32",
-    "fp8": "fp8", "float8": "fp8", "float8e4m3fn": "fp8", "e4m3": "fp8", "fp8e4m3": "fp8",
-    "int8": "int8", "w8a8": "int8", "w8a16": "int8",
-    "int4": "int4", "w4a16": "int4", "awq": "int4", "gptq": "int4", "q4": "int4",
-    "mxfp4": "mxfp4", "nvfp4": "nvfp4",
-    "full": "full", "fullprecision": "full", "全精度": "full",
-}
-
-#: Bytes per parameter (SPEC C3; MXFP4 = 4 bits + one 8-bit scale per 32 values, OCP MX spec).
-BYTES_PER_PARAM = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "full": 2.0, "fp8": 1.0, "int8": 1.0,
-                   "int4": 0.5, "mxfp4": 4.25 / 8, "nvfp4": 4.5 / 8}
+#: Bytes per parameter of every name :func:`normalize_precision` returns (lower case), from the
+#: one vocabulary, :mod:`tokcheck.core.precision` ("full" counts as BF16).
+BYTES_PER_PARAM: dict[str, float] = {**{name.lower(): p.bytes_per_param for name, p in PRECISIONS.items()},
+                                     FULL: PRECISIONS["BF16"].bytes_per_param}
 
 
 def normalize_precision(value: Any) -> str | None:
-    """``"BF16"``, ``"bfloat16"``, ``"torch.bfloat16"`` → ``"bf16"``; "full precision" →
-    ``"full"`` (which SPEC C3 defines as BF16/FP16); ``None`` when unknown."""
+    """The vocabulary's canonical name in lower case (``"BF16"``, ``"bfloat16"``,
+    ``"torch.bfloat16"`` → ``"bf16"``; ``"Q4_K - Medium"`` → ``"q4_k_m"``); "full precision" →
+    ``"full"`` (BF16 or FP16, see ``docs/guide.md``); ``None`` for nothing. A spelling the
+    vocabulary does not know comes back as its letters and digits (``"auto"``)."""
     if value is None:
         return None
-    raw = str(value).strip().lower()
-    if raw in _PRECISION_ALIASES:
-        return _PRECISION_ALIASES[raw]
-    key = re.sub(r"[^a-z0-9.全精度]", "", raw)
-    if key in _PRECISION_ALIASES:
-        return _PRECISION_ALIASES[key]
-    for alias, canon in _PRECISION_ALIASES.items():
-        if len(alias) >= 4 and alias in key:
-            return canon
-    return key or None
+    name = find_precision(value)
+    if name is not None:
+        return name.lower()
+    return re.sub(r"[^a-z0-9.全精度]", "", str(value).strip().lower()) or None
+
+
+def is_quantized(name: Any) -> bool:
+    """Whether a precision (any spelling) is a known format narrower than 16 bits."""
+    return _is_quantized(name) is True
 
 
 def _precision_match(claimed: str, run: str) -> bool:
