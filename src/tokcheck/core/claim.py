@@ -1,8 +1,8 @@
 """C1, C2: take a tok/s claim (English or Chinese) apart into fields, and check it is complete.
 
 Pure text → :class:`Claim`. Each field holds only what the text states (or an option gave);
-nothing is guessed. :data:`CHECKLIST` is the seed's minimum set of facts a reproducible figure
-needs (section 4.1, and SPEC C2): fewer than :data:`MIN_PRESENT` present means the claim is a
+nothing is guessed. :data:`CHECKLIST` is the guide's minimum set of facts a reproducible figure
+needs (``docs/guide.md``, "The checklist of facts"): fewer than :data:`MIN_PRESENT` present means the claim is a
 reference impression only, not a basis for capacity planning.
 """
 
@@ -21,7 +21,7 @@ FIELD_KEYS = ("model", "weights_version", "precision", "quantization", "gpu", "g
               "max_model_len", "metric", "value", "unit", "speculative_decoding", "prefix_cache", "cuda_graph")
 METRICS = ("ttft", "generation_tok_s", "e2e_tok_s", "aggregate_throughput")
 
-# The seed's checklist: item name → the fields that satisfy it.
+# The guide's checklist (docs/guide.md): item name → the fields that satisfy it.
 CHECKLIST: dict[str, tuple[str, ...]] = {
     "model": ("model",),
     "weights_version": ("weights_version",),

@@ -26,9 +26,10 @@ GGUF (llama.cpp) names come in two kinds (both in ``docs/sources.md``):
 - *File types* (``Q4_K_M``, ``Q5_K_S``, ``IQ3_M`` …) are recipes that mix tensor types (a
   ``Q4_K_M`` file keeps some ``attn_v``/``ffn_down`` tensors and the output layer in ``Q6_K``).
   They have no exact size; :data:`GGUF_FILE_TYPES` gives the typical bits per weight that
-  llama.cpp measured on whole files of Llama-3.1-8B (``tools/quantize/README.md``), or derived
-  from the file sizes in ``tools/quantize/quantize.cpp``'s ``QUANT_OPTIONS`` where that table
-  has no row. A name that is both (``Q8_0``, ``Q6_K``, ``Q2_K``, ``IQ4_XS`` …) resolves to the
+  llama.cpp measured on whole files of Llama-3.1-8B
+  (https://github.com/ggml-org/llama.cpp/blob/master/tools/quantize/README.md), or derived from
+  the file sizes in ``tools/quantize/quantize.cpp``'s ``QUANT_OPTIONS`` where that table has no
+  row. A name that is both (``Q8_0``, ``Q6_K``, ``Q2_K``, ``IQ4_XS`` …) resolves to the
   tensor type's exact size; the file figure stays in :data:`GGUF_FILE_TYPES`.
 """
 

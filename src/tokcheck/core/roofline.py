@@ -1,6 +1,6 @@
 """B1, B3, B4: the decode roofline and the memory budget.
 
-Single-request decode is memory-bandwidth bound (the seed, section 2.1):
+Single-request decode is memory-bandwidth bound (the guide, ``docs/guide.md``):
 ``max tok/s ≈ effective bandwidth / bytes read per output token``. Bytes per token count what a
 real model reads for one token: the active weights (all of a dense model; for MoE the attention,
 dense layers, router, shared experts and the k routed experts per MoE layer), the LM head, one
@@ -40,7 +40,7 @@ from tokcheck.core.precision import (
     scheme_for,
 )
 
-DEFAULT_CONTEXT_TOKENS = 1000 + 500  # the seed's 1000 in / 1000 out, at mid-generation
+DEFAULT_CONTEXT_TOKENS = 1000 + 500  # the guide's 1000 in / 1000 out, at mid-generation
 # CUDA context, activations and the engine's workspace per GPU: vLLM profiles these at start-up;
 # 2 GiB is a common order of magnitude for a single GPU (an assumption, stated in every report).
 DEFAULT_OVERHEAD_BYTES = 2 * GIB
@@ -384,7 +384,7 @@ def max_seqs_by_max_model_len(model, gpu, precision: str = "BF16", gpu_memory_ut
                               tensor_parallel: int = 1,
                               lengths: tuple[int, ...] = (4096, 8192, 32768, 131072)) -> dict[int, int | None]:
     """B3, what max_model_len does: sequences that fit beside the weights at each max_model_len
-    (the seed: raising it from 4096 to 32768 multiplies the KV cache per sequence)."""
+    (the guide: raising it from 4096 to 32768 multiplies the KV cache per sequence)."""
     return {L: memory_budget(model, gpu, precision, L, 1, gpu_memory_utilization, tensor_parallel).max_concurrent_seqs
             for L in lengths}
 

@@ -39,7 +39,7 @@ from tokcheck.core.units import sig3
 # accepts the 2nd token 85–90 % of the time (≈1.9 tokens/step, DeepSeek-V3 report §5.4.3);
 # EAGLE-2/3 report about 3–4.5 on chat benchmarks. Beyond this, spec decoding alone won't do.
 MAX_PLAUSIBLE_ACCEPTED_LENGTH = 4.0
-DEFAULT_MAX_MODEL_LEN = 8192  # the seed's vLLM example (--max-model-len 8192)
+DEFAULT_MAX_MODEL_LEN = 8192  # the guide's vLLM example (--max-model-len 8192; docs/guide.md)
 
 
 @dataclass
@@ -101,10 +101,10 @@ def gpu_facts(g: GpuSpec) -> dict:
 
 def context_for(fields: dict) -> tuple[int, str]:
     """KV context for the bound: input + half the output (the middle of generation); defaults
-    1000 in / 1000 out as the seed recommends."""
+    1000 in / 1000 out as the guide recommends (``docs/guide.md``)."""
     i, o = fields.get("input_tokens"), fields.get("output_tokens")
     if i is None and o is None:
-        return DEFAULT_CONTEXT_TOKENS, "default 1000 in + 500 (half of 1000 out), as the seed suggests"
+        return DEFAULT_CONTEXT_TOKENS, "default 1000 in + 500 (half of 1000 out), as the guide suggests"
     i = 1000 if i is None else int(i)
     o = 1000 if o is None else int(o)
     return i + o // 2, f"input {i} + half of output {o}"

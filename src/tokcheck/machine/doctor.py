@@ -1,5 +1,5 @@
 """R1 and K1: know the machine (GPUs, driver, CUDA, Python, PyTorch, engines) and check a
-planned deployment against the seed's pre-deployment checklist.
+planned deployment against the guide's pre-deployment checklist (``docs/guide.md``).
 
 I/O sits at the edges — :func:`environment_report` (NVML, subprocesses) and
 :func:`gather_checklist_inputs` (the model directory, the disk) — and the judgements are pure:
@@ -26,13 +26,13 @@ GIB = 1024**3
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
 # Files a Hugging Face tokenizer can be loaded from (tokenizers' JSON, SentencePiece, BPE pair).
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "tiktoken.model", "vocab.json")
-# Largest gpu_memory_utilization that still leaves a margin: the seed's first choice is 0.9,
-# lowered to 0.8 on OOM (SPEC.md V2); vLLM's own default is 0.9.
+# Largest gpu_memory_utilization that still leaves a margin: the guide's first choice is 0.9,
+# lowered to 0.8 on OOM (docs/guide.md, symptom guides); vLLM's own default is 0.9.
 GPU_MEMORY_UTILIZATION_MAX_WITH_MARGIN = 0.9
 # max_model_len above this multiple of the planned need reserves KV cache for contexts the
-# workload never uses (the seed's example: 32768 → 8192 when requests are short).
+# workload never uses (the guide's example: 32768 → 8192 when requests are short).
 MAX_MODEL_LEN_SLACK = 4
-MIN_ROUNDS = 3  # the seed: 3–5 rounds, drop highest and lowest, report the median
+MIN_ROUNDS = 3  # the guide: 3–5 rounds, drop highest and lowest, report the median
 
 
 # ---------------------------------------------------------------------------------------------
@@ -376,7 +376,7 @@ def _check_gmu(i: ChecklistInputs) -> CheckItem:
     if u > GPU_MEMORY_UTILIZATION_MAX_WITH_MARGIN:
         return CheckItem("gpu_memory_utilization", title, FAIL,
                          f"{u} leaves under {1 - GPU_MEMORY_UTILIZATION_MAX_WITH_MARGIN:.0%} for "
-                         "the CUDA context and other processes (the seed uses 0.9, then 0.8)")
+                         "the CUDA context and other processes (the guide uses 0.9, then 0.8)")
     total, used = i.gpu_memory_total_bytes, i.gpu_memory_used_bytes
     if total and used is not None and used > (1 - u) * total:
         return CheckItem("gpu_memory_utilization", title, FAIL,
@@ -424,7 +424,7 @@ _CHECKS = (_check_disk, _check_fit, _check_compat, _check_precision, _check_dtyp
 
 
 def evaluate_checklist(inputs: ChecklistInputs) -> list[CheckItem]:
-    """The seed's pre-deployment checklist (K1), one :class:`CheckItem` per item, in order:
+    """The guide's pre-deployment checklist (K1, ``docs/guide.md``), one :class:`CheckItem` per item, in order:
     disk space, memory fit, compatibility, unquantized weights, explicit dtype, max_model_len
     from need, gpu_memory_utilization margin, tokenizer, fixed workload, rounds. Pure."""
     return [check(inputs) for check in _CHECKS]

@@ -7,7 +7,7 @@ from the headers with the ``safetensors`` library; no tensor is loaded; sharded 
 ``model.safetensors.index.json``) and the tensor types of GGUF files (``gguf`` library).
 From a server log: the dtype, quantization and KV-cache dtype the engine states it loaded.
 
-Full precision means BF16, FP16 or FP32 weights (the seed: "满血" / "full precision, no
+Full precision means BF16, FP16 or FP32 weights (the guide, ``docs/guide.md``: "满血" / "full precision, no
 quantization"); anything stored in 8 bits or fewer, or a ``quantization_config``, is not.
 """
 
