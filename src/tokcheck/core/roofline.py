@@ -203,8 +203,9 @@ def decode_bound(model, gpu=None, precision: str = "BF16", context_tokens: int =
     Args:
         model: :class:`ModelSpec`, or :class:`WeightsOnly` for a bare weight size.
         gpu: :class:`GpuSpec`, a catalog name, a bandwidth in bytes/s, or None (bytes only).
-        precision: ``BF16``/``FP16``/``FP32``/``FP8``/``INT8``/``INT4``/``MXFP4``/``NVFP4`` or
-            ``released`` (the model's own checkpoint formats).
+        precision: any name of :mod:`tokcheck.core.precision` (``BF16``, ``FP8``, ``INT4``,
+            ``MXFP4``, ``NVFP4``, a GGUF type such as ``Q4_K_M`` …) or ``released`` (the
+            model's own checkpoint formats).
         context_tokens: tokens in the KV cache when the token is generated.
         tensor_parallel: GPUs the weights are split over.
         acceptance_rate, draft_tokens: speculative decoding (per-token α and γ).
