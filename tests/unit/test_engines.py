@@ -278,3 +278,12 @@ def test_engines_module_imports_stay_light():
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_cli_serve_refuses_a_setting_the_engine_has_no_flag_for(tmp_path, capsys):
+    """Refused before anything is provisioned, probed or written."""
+    (tmp_path / "config.json").write_text("{}")
+    assert main(["serve", "--model", str(tmp_path), "--threads", "2", "--python", "/nonexistent",
+                 "--log-dir", str(tmp_path / "run")]) == 1
+    assert capsys.readouterr().err.startswith("Error: vLLM takes no threads setting")
+    assert not (tmp_path / "run").exists()

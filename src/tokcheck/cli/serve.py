@@ -14,7 +14,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "/health); print what it says it loaded; stop it cleanly on Ctrl-C. "
                     "Arguments after `--` go to the engine unchanged.")
     add_serve_options(p)
-    p.add_argument("--model", required=True, help="model directory (config.json + weights)")
+    p.add_argument("--model", required=True,
+                   help="model directory (config.json + weights; a model file for GGUF engines)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--log-dir", metavar="DIR",
                    help="where server.log goes (default runs/serve-<UTC time>)")
@@ -42,6 +43,10 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
                    help="no torch.compile / CUDA graphs (faster start-up, slower decode)")
     p.add_argument("--kv-cache-space-gib", type=float, default=1.0,
                    help="vLLM CPU backend only: GiB of RAM for the KV cache (default 1)")
+    p.add_argument("--threads", type=int, metavar="N",
+                   help="CPU threads, for engines that take them (not vLLM)")
+    p.add_argument("--batch-size", type=int, metavar="TOKENS",
+                   help="prompt-processing batch in tokens, for engines that take it (not vLLM)")
     p.add_argument("--startup-timeout-s", type=float, default=600.0,
                    help="give up if the engine is not ready (vLLM: /health is not 200) after "
                         "this many seconds (default 600)")
@@ -70,7 +75,8 @@ def config_from_args(args: argparse.Namespace, **override):
         host=args.host, port=getattr(args, "port", None),
         served_model_name=args.served_model_name, enforce_eager=args.enforce_eager,
         extra_args=extra, log_dir=getattr(args, "log_dir", None),
-        kv_cache_space_gib=args.kv_cache_space_gib, startup_timeout_s=args.startup_timeout_s)
+        kv_cache_space_gib=args.kv_cache_space_gib, startup_timeout_s=args.startup_timeout_s,
+        threads=args.threads, batch_size=args.batch_size)
     fields.update(override)
     return ServeSettings(**fields)
 

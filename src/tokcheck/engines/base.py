@@ -10,8 +10,8 @@ engines:
   :mod:`tokcheck.engines.provision`) when the caller gives none;
 - what the installed engine is: :meth:`Engine.probe` (I/O: its version, and whatever its command
   line depends on, e.g. vLLM's ``--help``), returning :class:`Installed`;
-- its command line from explicit settings: :meth:`Engine.argv` (pure), and
-  :meth:`Engine.environment` (pure);
+- its command line from explicit settings: :meth:`Engine.validate` and :meth:`Engine.argv`
+  (pure), and :meth:`Engine.environment` (pure);
 - when it is ready: :meth:`Engine.ready` (vLLM: ``/health``; others only ``/v1/models``);
 - what its start-up log says: :meth:`Engine.parse_startup_log` → :class:`EngineReport`, one
   engine-neutral type; and why a start failed: :meth:`Engine.diagnose_failure` (one line);
@@ -177,7 +177,8 @@ class MetricNames:
 
 class Engine(ABC):
     """One inference engine tokcheck can start. Subclasses set the class attributes and
-    implement the abstract methods; the lifecycle does the rest. Instances hold no state."""
+    implement the abstract methods; the lifecycle does the rest. The lifecycle only reads an
+    instance: one object may serve several starts."""
 
     #: registered name (lowercase), stored as ``engine`` in run records
     name: ClassVar[str]
@@ -185,6 +186,8 @@ class Engine(ABC):
     aliases: ClassVar[tuple[str, ...]] = ()
     #: the engine's name in messages
     display_name: ClassVar[str]
+    #: distribution names the engine installs under (for :meth:`version`)
+    distributions: ClassVar[tuple[str, ...]] = ()
     #: a line of its start-up log that only this engine prints (detects a log's engine)
     log_marker: ClassVar[re.Pattern[str] | None] = None
     #: its /metrics names (empty: it exports none)
@@ -231,9 +234,6 @@ class Engine(ABC):
         out = res.stdout.strip()
         return out.splitlines()[-1] if res.returncode == 0 and out else None
 
-    #: distribution names the engine installs under (for :meth:`version`)
-    distributions: ClassVar[tuple[str, ...]] = ()
-
     def resolve_model(self, model: str) -> str:
         """The model argument as the engine gets it: a local path made absolute, a hub id as it
         is. Default: an existing path is resolved, anything else passes.
@@ -245,6 +245,14 @@ class Engine(ABC):
         return str(p.resolve()) if p.exists() else model
 
     # -- command line (pure) ------------------------------------------------------------------
+
+    def validate(self, settings: ServeSettings) -> None:
+        """Refuse settings this engine cannot honour, before anything is installed or started
+        (:meth:`argv` refuses them too). Default: every setting is accepted.
+
+        Raises:
+            TokcheckError: a setting the engine has no use for, or a value it rejects.
+        """
 
     @abstractmethod
     def argv(self, settings: ServeSettings, python: str, port: int,

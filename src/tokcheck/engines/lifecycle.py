@@ -178,6 +178,7 @@ def serve(settings: ServeSettings, *, engine: str | Engine | None = None,
     """
     progress = progress or _say
     eng = get_engine(engine if engine is not None else settings.engine)
+    eng.validate(settings)
     model = eng.resolve_model(str(settings.model))
     python = _python(eng, settings, progress)
     port = settings.port or free_port(settings.host)

@@ -86,17 +86,22 @@ def _quantized(settings: ServeSettings) -> bool:
     return bool(settings.quantization) and settings.quantization.lower() != "none"
 
 
+def validate(settings: ServeSettings) -> None:
+    """Raises TokcheckError for ``threads`` or ``batch_size`` (vLLM takes neither as such)."""
+    for what, value in (("threads", settings.threads), ("batch_size", settings.batch_size)):
+        if value is not None:
+            raise TokcheckError(f"vLLM takes no {what} setting: pass its own flags after `--` "
+                                "(e.g. --max-num-batched-tokens)")
+
+
 def build_argv(settings: ServeSettings, python: str, port: int, help_text: str = "") -> list[str]:
     """vLLM's command line (a list; never passed through a shell). ``help_text``: this vLLM's
     ``--help`` (decides how quantization is turned off; empty: nothing is passed for it).
 
     Raises:
-        TokcheckError: ``threads`` or ``batch_size`` set (vLLM takes neither as such).
+        TokcheckError: a setting vLLM cannot honour (:func:`validate`).
     """
-    for what, value in (("threads", settings.threads), ("batch_size", settings.batch_size)):
-        if value is not None:
-            raise TokcheckError(f"vLLM takes no {what} setting: pass its own flags after `--` "
-                                "(e.g. --max-num-batched-tokens)")
+    validate(settings)
     argv = [python, "-m", ENTRYPOINT, "--model", str(settings.model), "--dtype", settings.dtype,
             "--host", settings.host, "--port", str(port)]
     if settings.max_model_len is not None:
@@ -220,6 +225,9 @@ class VLLM(Engine):
         if not (mpath / "config.json").is_file():
             raise TokcheckError(f"no config.json in {model}: not a model directory vLLM can load")
         return str(mpath.resolve())
+
+    def validate(self, settings: ServeSettings) -> None:
+        validate(settings)
 
     def argv(self, settings: ServeSettings, python: str, port: int,
              installed: Installed = Installed()) -> list[str]:

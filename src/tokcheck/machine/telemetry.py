@@ -1,6 +1,6 @@
 """Telemetry while measuring: a GPU sampler (NVML) and a Prometheus ``/metrics`` scraper.
 
-Both are bench hooks (CONTRACT.md): objects with ``on_run_start(run_dir)``,
+Both are bench hooks (:func:`tokcheck.loadgen.bench.run_bench`): objects with ``on_run_start(run_dir)``,
 ``before_level(label)``, ``after_level(label) -> dict`` and ``on_run_end() -> dict``. Their
 sampling runs in threads of their own, never in the event loop that times the requests. Every
 timestamp is ``time.perf_counter_ns()``, the clock of ``requests.jsonl``.
@@ -196,7 +196,7 @@ def cross_check_generation_tokens(server_delta: float | None, counted: int | Non
 
     ``match`` is ``True`` when ``|server − counted| <= tolerance`` and ``None`` (with
     ``reason``) when either side is missing. A mismatch means requests outside tokcheck's were
-    served meanwhile, or tokens were counted differently (see DESIGN.md, n_out).
+    served meanwhile, or tokens were counted differently (see ``docs/measurement.md``, n_out).
     """
     out: dict[str, Any] = {"server_generation_tokens": server_delta, "counted_tokens": counted,
                            "difference": None, "match": None}
