@@ -11,10 +11,8 @@ CPU package (``docs/engines.md``). Reading its log (the engine report, failure m
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -150,6 +148,9 @@ def environment(settings: ServeSettings, inherited: Mapping[str, str]) -> dict[s
 def engine_help(python: str, version: str) -> str:
     """``--help`` of vLLM ``version`` in ``python``'s environment, cached per interpreter and
     version (it takes seconds: vLLM imports torch to print it); empty when it fails."""
+    import hashlib
+    import subprocess
+
     from tokcheck.engines.provision import cache_root
 
     key = hashlib.sha256(f"{Path(python).absolute()}|vllm {version}".encode()).hexdigest()
