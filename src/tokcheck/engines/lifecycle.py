@@ -161,6 +161,21 @@ def _python(engine: Engine, settings: ServeSettings, progress: Progress) -> str:
     return python
 
 
+def _port(settings: ServeSettings) -> int:
+    """The port asked for, checked free; or a free one (tried again should another process
+    take the chosen port before it is checked: ports are shared with the whole machine)."""
+    if settings.port:
+        if port_taken(settings.host, settings.port):
+            raise TokcheckError(f"port {settings.port} on {settings.host} is already in use: "
+                                "choose another --port or stop the process that holds it")
+        return settings.port
+    for _ in range(5):
+        port = free_port(settings.host)
+        if not port_taken(settings.host, port):
+            return port
+    raise TokcheckError(f"no free port on {settings.host} after 5 tries")
+
+
 @contextlib.contextmanager
 def serve(settings: ServeSettings, *, engine: str | Engine | None = None,
           progress: Progress | None = None) -> Iterator[RunningServer]:
@@ -181,10 +196,7 @@ def serve(settings: ServeSettings, *, engine: str | Engine | None = None,
     eng.validate(settings)
     model = eng.resolve_model(str(settings.model))
     python = _python(eng, settings, progress)
-    port = settings.port or free_port(settings.host)
-    if port_taken(settings.host, port):
-        raise TokcheckError(f"port {port} on {settings.host} is already in use: choose another "
-                            "--port or stop the process that holds it")
+    port = _port(settings)
     log_dir = Path(settings.log_dir) if settings.log_dir else \
         Path("runs") / time.strftime("serve-%Y%m%d-%H%M%S", time.gmtime())
     log_dir.mkdir(parents=True, exist_ok=True)
