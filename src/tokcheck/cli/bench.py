@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise TokcheckError(f"bad option {where}: {first['msg']}") from None
     hooks, extra = _telemetry(args, config.url)
     if args.server_log:
-        from tokcheck.engines.vllm import ServerLogHook
+        from tokcheck.engines.lifecycle import ServerLogHook
         from tokcheck.machine.weights import conditions_from_server_log
 
         extra.update(conditions_from_server_log(args.server_log))

@@ -9,6 +9,8 @@ from pathlib import Path
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    from tokcheck.cli.serve import add_engine_option
+
     p = sub.add_parser(
         "reproduce",
         help="claim → workload → doctor → serve → inspect → bench → verify → report, in one go",
@@ -20,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("claim", help="the claim text")
     p.add_argument("--model", required=True, metavar="DIR", help="model directory to serve")
-    p.add_argument("--engine", default="vllm", help="inference engine (vllm)")
+    add_engine_option(p)
     p.add_argument("--python", metavar="PATH", help="the engine's Python (default: cached vLLM for the CPU)")
     p.add_argument("--out", metavar="DIR", help="run directory (default runs/reproduce-<UTC time>)")
     p.add_argument("--rounds", type=int, default=3, help="rounds (default 3: the seed's minimum)")

@@ -12,6 +12,8 @@ from tokcheck.core.units import parse_count_list
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    from tokcheck.cli.serve import add_engine_option
+
     p = sub.add_parser(
         "sweep",
         help="restart the server per max_model_len, bench each concurrency, mark swings over 30%%",
@@ -20,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "changes over the threshold (the seed's 30 %) between neighbouring settings "
                     "are marked.",
     )
-    p.add_argument("--engine", default="vllm", help="inference engine (vllm)")
+    add_engine_option(p)
     p.add_argument("--model", required=True, metavar="DIR", help="model directory")
     p.add_argument("--max-model-len", required=True, metavar="N,N", help="e.g. 2048,4096")
     p.add_argument("--concurrency", default="1,4,16", metavar="N,N", help="e.g. 1,4,16 (default)")

