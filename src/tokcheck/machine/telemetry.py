@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from tokcheck.machine.nvml import GpuSample, NvmlSession
-from tokcheck.record.schema import CrossCheck, GpuHeadline, MetricsDuring, ServerMetrics, Telemetry
+from tokcheck.record.schema import (CrossCheck, GpuHeadline, GpuTelemetry, MetricsDuring, ServerMetrics,
+                                    Telemetry)
 from tokcheck.machine.throttle import decode_clock_event_reasons, throttling_reasons
 
 DEFAULT_GPU_INTERVAL_S = 0.1  # 10 Hz: NVML's utilization counters refresh every 1/6 s to 1 s
@@ -83,19 +84,10 @@ def summarize_gpu_samples(samples: Iterable[GpuSample]) -> dict[str, Any]:
 
 def headline_gpu(summary: dict[str, Any]) -> dict[str, Any]:
     """The few GPU figures a summary line shows, over all GPUs: the largest peak memory, the
-    mean of the GPUs' mean utilizations, and every throttling reason seen."""
-    gpus = summary.get("gpus") or {}
-    peaks = [g["memory_used_peak_bytes"] for g in gpus.values()
-             if g.get("memory_used_peak_bytes") is not None]
-    utils = [g["utilization_mean_pct"] for g in gpus.values()
-             if g.get("utilization_mean_pct") is not None]
-    throttles = sorted({r for g in gpus.values() for r in (g.get("throttling_seen") or [])})
-    seen_any = any(g.get("throttling_seen") is not None for g in gpus.values())
-    return {
-        "memory_used_peak_bytes": max(peaks) if peaks else None,
-        "utilization_mean_pct": _mean(utils),
-        "throttling_seen": throttles if seen_any else None,
-    }
+    mean of the GPUs' mean utilizations, and every throttling reason seen
+    (:meth:`tokcheck.record.schema.GpuTelemetry.figures`, the record's one definition)."""
+    stats = GpuTelemetry.model_validate(summary)
+    return stats.model_copy(update={"headline": None}).figures().model_dump()
 
 
 # ---------------------------------------------------------------------------------------------

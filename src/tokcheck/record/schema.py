@@ -37,6 +37,9 @@ SCHEMA_VERSION = 2
 #: Metrics summarised per level as a :class:`MetricStat` (the table's per-request kinds).
 LEVEL_METRICS = tuple(m.name for m in metric_table.METRICS if m.kind != "round")
 
+#: A number as its writer wrote it (an int stays an int when read back and written again).
+Number = int | float
+
 
 class _Section(BaseModel):
     """A section of the record written by one module and read by others: unknown keys are
@@ -156,26 +159,26 @@ class GpuStats(_Section):
     """One GPU over a window (``tokcheck.machine.telemetry.summarize_gpu_samples``)."""
 
     sample_count: int | None = None
-    memory_used_peak_bytes: int | None = Field(None, description="bytes")
-    memory_used_first_bytes: int | None = Field(None, description="bytes")
-    utilization_mean_pct: float | None = Field(None, description="percent")
-    utilization_max_pct: float | None = Field(None, description="percent")
-    power_mean_w: float | None = Field(None, description="watts")
-    power_max_w: float | None = Field(None, description="watts")
-    sm_clock_mean_mhz: float | None = Field(None, description="MHz")
-    sm_clock_min_mhz: float | None = Field(None, description="MHz")
-    temperature_max_c: float | None = Field(None, description="°C")
+    memory_used_peak_bytes: Number | None = Field(None, description="bytes")
+    memory_used_first_bytes: Number | None = Field(None, description="bytes")
+    utilization_mean_pct: Number | None = Field(None, description="percent")
+    utilization_max_pct: Number | None = Field(None, description="percent")
+    power_mean_w: Number | None = Field(None, description="watts")
+    power_max_w: Number | None = Field(None, description="watts")
+    sm_clock_mean_mhz: Number | None = Field(None, description="MHz")
+    sm_clock_min_mhz: Number | None = Field(None, description="MHz")
+    temperature_max_c: Number | None = Field(None, description="°C")
     clock_event_reasons_seen: list[str] | None = None
     throttling_seen: list[str] | None = Field(None, description="power/thermal/hardware reasons seen")
-    throttled_sample_fraction: float | None = None
+    throttled_sample_fraction: Number | None = None
 
 
 class GpuHeadline(_Section):
     """The few GPU figures over all GPUs: the largest peak memory (bytes), the mean of the GPUs'
     mean utilizations (percent), every throttling reason seen (``None``: no reasons read)."""
 
-    memory_used_peak_bytes: int | None = None
-    utilization_mean_pct: float | None = None
+    memory_used_peak_bytes: Number | None = None
+    utilization_mean_pct: Number | None = None
     throttling_seen: list[str] | None = None
 
 
@@ -207,9 +210,9 @@ class GpuTelemetry(_Section):
 class CrossCheck(_Section):
     """The server's generation-token counter delta against the tokens tokcheck counted."""
 
-    server_generation_tokens: float | None = None
-    counted_tokens: int | None = None
-    difference: float | None = None
+    server_generation_tokens: Number | None = None
+    counted_tokens: Number | None = None
+    difference: Number | None = None
     match: bool | None = None
     reason: str | None = None
 
@@ -218,24 +221,24 @@ class MetricsDuring(_Section):
     """Gauges of the server's ``/metrics`` while a level ran: their maxima, and the scrapes."""
 
     scrapes: int | None = None
-    requests_running_max: float | None = None
-    requests_waiting_max: float | None = None
-    kv_cache_usage_fraction_max: float | None = Field(None, description="fraction, 0–1")
+    requests_running_max: Number | None = None
+    requests_waiting_max: Number | None = None
+    kv_cache_usage_fraction_max: Number | None = Field(None, description="fraction, 0–1")
 
 
 class Counters(_Section):
     """Deltas of the server's counters over a window (``tokcheck.machine.telemetry.COUNTERS``);
     ``None``: the counter went down (the server restarted). Tokens, drafts or requests."""
 
-    generation_tokens: float | None = None
-    prompt_tokens: float | None = None
-    prefix_cache_queries: float | None = None
-    prefix_cache_hits: float | None = None
-    spec_decode_drafts: float | None = None
-    spec_decode_draft_tokens: float | None = None
-    spec_decode_accepted_tokens: float | None = None
-    preemptions: float | None = None
-    requests_finished: float | None = None
+    generation_tokens: Number | None = None
+    prompt_tokens: Number | None = None
+    prefix_cache_queries: Number | None = None
+    prefix_cache_hits: Number | None = None
+    spec_decode_drafts: Number | None = None
+    spec_decode_draft_tokens: Number | None = None
+    spec_decode_accepted_tokens: Number | None = None
+    preemptions: Number | None = None
+    requests_finished: Number | None = None
 
 
 class ServerMetrics(_Section):
@@ -555,14 +558,14 @@ class GpuInfoRecord(_Section):
     index: int | None = None
     name: str | None = None
     uuid: str | None = None
-    memory_total_bytes: int | None = None
-    memory_used_bytes: int | None = None
-    memory_free_bytes: int | None = None
-    utilization_gpu_pct: float | None = Field(None, description="percent")
-    utilization_memory_pct: float | None = None
-    power_draw_w: float | None = None
-    power_limit_w: float | None = None
-    temperature_c: float | None = None
+    memory_total_bytes: Number | None = None
+    memory_used_bytes: Number | None = None
+    memory_free_bytes: Number | None = None
+    utilization_gpu_pct: Number | None = Field(None, description="percent")
+    utilization_memory_pct: Number | None = None
+    power_draw_w: Number | None = None
+    power_limit_w: Number | None = None
+    temperature_c: Number | None = None
     processes: list[GpuProcessInfo] = Field(default_factory=list)
 
 

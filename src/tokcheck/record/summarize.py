@@ -107,6 +107,6 @@ def summarize_level(records: Sequence[RequestRecord], level: Level) -> LevelSumm
         errors=dict(Counter(r.error.kind for r in failed)),
         defects=dict(defects),
         early_stops=sum(1 for r in ok if r.early_stop),
-        usage_mismatches=defects.get("usage_mismatch", 0),
+        usage_mismatches=defects["usage_mismatch"],
         **fields,
     )
