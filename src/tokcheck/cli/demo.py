@@ -127,10 +127,12 @@ def _median(stat) -> str:
 def print_record(console, runs, conditions: dict, args) -> None:
     from rich.table import Table
 
-    eng = conditions["engine_report"]
-    prec = conditions["precision_report"]
-    t = Table(title=f"tiny Llama on vLLM {eng['version']} ({eng['device']}), dtype {eng['dtype']},"
-                    f" quantization {eng['quantization']}, {args.input_len} tokens in / "
+    from tokcheck.record.schema import EngineReport, PrecisionReport
+
+    eng = EngineReport.model_validate(conditions["engine_report"])
+    prec = PrecisionReport.model_validate(conditions["precision_report"])
+    t = Table(title=f"tiny Llama on vLLM {eng.version} ({eng.device}), dtype {eng.dtype},"
+                    f" quantization {eng.quantization}, {args.input_len} tokens in / "
                     f"{args.output_len} out (medians of the rounds)", show_edge=False)
     for col in ("run", "conc.", "TTFT ms", "TPOT ms", "gen. tok/s", "output tok/s", "ok",
                 "failed"):
@@ -142,9 +144,10 @@ def print_record(console, runs, conditions: dict, args) -> None:
                       _median(lv.generation_tok_s), "n/a" if thr is None else f"{thr:,.0f}",
                       str(lv.requests_ok), str(lv.requests_failed))
     console.print(t)
-    console.print(f"precision: {prec['verdict']} ({prec.get('precision') or prec.get('method')})"
-                  f"; KV cache {eng['kv_cache_tokens']:,} tokens; prefix caching "
-                  f"{eng['enable_prefix_caching']}; enforce_eager {eng['enforce_eager']}",
+    kv = "n/a" if eng.kv_cache_tokens is None else f"{eng.kv_cache_tokens:,}"
+    console.print(f"precision: {prec.verdict} ({prec.precision or prec.method})"
+                  f"; KV cache {kv} tokens; prefix caching "
+                  f"{eng.enable_prefix_caching}; enforce_eager {eng.enforce_eager}",
                   highlight=False)
     for name, summary in runs:
         console.print(f"run directory ({name}): {summary.run_dir}", highlight=False)

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
     from tokcheck.cli.verify import parse_tolerance
     from tokcheck.record.store import load_run
-    from tokcheck.analysis.compare import row_label
+    from tokcheck.core.metric_table import with_unit
     from tokcheck.flows.sweep import (SWEEP_METRICS, SweepConfig, find_swings, run_sweep, sweep_cells,
                                 sweep_markdown, swing_marks)
 
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     t.add_column("max_model_len", justify="right")
     t.add_column("concurrency", justify="right")
     for _, label, unit in SWEEP_METRICS:
-        t.add_column(row_label(label, unit), justify="right")
+        t.add_column(with_unit(label, unit), justify="right")
     for c in cells:
         row = []
         for key, _, _ in SWEEP_METRICS:

@@ -13,16 +13,17 @@ speculative-decoding acceptance rate and mean accepted length, prefix-cache hit 
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from tokcheck.engines.base import COUNTER_KEYS, GAUGE_KEYS, MetricNames
 from tokcheck.engines.registry import metric_names
 from tokcheck.machine.nvml import GpuSample, NvmlSession
+from tokcheck.record.schema import (CrossCheck, GpuHeadline, GpuTelemetry, MetricsDuring, ServerMetrics,
+                                    Telemetry)
 from tokcheck.machine.throttle import decode_clock_event_reasons, throttling_reasons
 
 DEFAULT_GPU_INTERVAL_S = 0.1  # 10 Hz: NVML's utilization counters refresh every 1/6 s to 1 s
@@ -85,19 +86,10 @@ def summarize_gpu_samples(samples: Iterable[GpuSample]) -> dict[str, Any]:
 
 def headline_gpu(summary: dict[str, Any]) -> dict[str, Any]:
     """The few GPU figures a summary line shows, over all GPUs: the largest peak memory, the
-    mean of the GPUs' mean utilizations, and every throttling reason seen."""
-    gpus = summary.get("gpus") or {}
-    peaks = [g["memory_used_peak_bytes"] for g in gpus.values()
-             if g.get("memory_used_peak_bytes") is not None]
-    utils = [g["utilization_mean_pct"] for g in gpus.values()
-             if g.get("utilization_mean_pct") is not None]
-    throttles = sorted({r for g in gpus.values() for r in (g.get("throttling_seen") or [])})
-    seen_any = any(g.get("throttling_seen") is not None for g in gpus.values())
-    return {
-        "memory_used_peak_bytes": max(peaks) if peaks else None,
-        "utilization_mean_pct": _mean(utils),
-        "throttling_seen": throttles if seen_any else None,
-    }
+    mean of the GPUs' mean utilizations, and every throttling reason seen
+    (:meth:`tokcheck.record.schema.GpuTelemetry.figures`, the record's one definition)."""
+    stats = GpuTelemetry.model_validate(summary)
+    return stats.model_copy(update={"headline": None}).figures().model_dump()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,27 +202,16 @@ def cross_check_generation_tokens(server_delta: float | None, counted: int | Non
     return out
 
 
-def counted_output_tokens(requests_path: Path, level: str) -> int | None:
+def counted_output_tokens(run_dir: Path, level: str) -> int | None:
     """Σ output tokens tokcheck counted for one level (warm-up included: the server generated
-    those tokens too), from ``requests.jsonl``: the server's ``usage`` count where sent, else
-    the tokenizer's. ``None`` when the file or the level has no counts."""
-    if not requests_path.exists():
-        return None
-    total, seen = 0, False
-    with requests_path.open() as fh:
-        for line in fh:
-            if not line.strip():
-                continue
-            rec = json.loads(line)
-            if str(rec.get("level")) != str(level):
-                continue
-            n = rec.get("n_out_usage")
-            if n is None:
-                n = rec.get("n_out_tokenizer")
-            if n is not None:
-                total += int(n)
-                seen = True
-    return total if seen else None
+    those tokens too), from the run directory's ``requests.jsonl``: the server's ``usage``
+    count where sent, else the tokenizer's. ``None`` when the file or the level has no counts."""
+    from tokcheck.record.store import read_requests
+
+    counts = [r.n_out_usage if r.n_out_usage is not None else r.n_out_tokenizer
+              for r in read_requests(run_dir) if r.level == level]
+    counts = [n for n in counts if n is not None]
+    return sum(counts) if counts else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -339,11 +320,9 @@ class GpuSampler:
         if self.errors:
             out["nvml_errors"] = self.errors
         if self._run_dir is not None and self.samples:
-            path = self._run_dir / "gpu_samples.jsonl"
-            with path.open("w") as fh:
-                for s in self.samples:
-                    fh.write(json.dumps(asdict(s)) + "\n")
-            out["samples_file"] = path.name
+            from tokcheck.record.store import write_gpu_samples
+
+            out["samples_file"] = write_gpu_samples(self._run_dir, self.samples)
         return {"gpu": out}
 
     def __enter__(self) -> GpuSampler:
@@ -494,7 +473,7 @@ class MetricsScraper:
         if before is None:
             return {"server_metrics": {"url": self.url, "reason": "level start not seen"}}
         if counted_tokens is None and self._run_dir is not None:
-            counted_tokens = counted_output_tokens(self._run_dir / "requests.jsonl", label)
+            counted_tokens = counted_output_tokens(self._run_dir, label)
         after = self.scrape()
         # vLLM updates its counters as outputs are processed; a scrape right after the last
         # response can precede the final update. Re-scrape briefly until the counter settles.
@@ -566,22 +545,23 @@ def bench_hooks(url: str, *, gpu_interval_s: float = DEFAULT_GPU_INTERVAL_S,
     return hooks
 
 
-def level_headline(telemetry: dict[str, Any] | None) -> dict[str, Any]:
-    """The figures a summary table shows for one level's ``telemetry`` (``None`` = n/a)."""
-    t = telemetry or {}
-    gpu = (t.get("gpu") or {}).get("headline") or {}
-    sm = t.get("server_metrics") or {}
-    check = sm.get("cross_check") or {}
-    during = sm.get("during") or {}
+def level_headline(telemetry: Telemetry | dict[str, Any] | None) -> dict[str, Any]:
+    """The figures a summary table shows for one level's ``telemetry`` (a summary level's, or
+    what the hooks' ``after_level`` returned); ``None`` = n/a."""
+    t = Telemetry.model_validate(telemetry) if isinstance(telemetry, dict) else (telemetry or Telemetry())
+    gpu = t.gpu.figures() if t.gpu is not None else GpuHeadline()
+    sm = t.server_metrics or ServerMetrics()
+    check = sm.cross_check or CrossCheck()
+    during = sm.during or MetricsDuring()
     return {
-        "gpu_memory_used_peak_bytes": gpu.get("memory_used_peak_bytes"),
-        "gpu_utilization_mean_pct": gpu.get("utilization_mean_pct"),
-        "gpu_throttling_seen": gpu.get("throttling_seen"),
-        "server_generation_tokens": check.get("server_generation_tokens"),
-        "counted_tokens": check.get("counted_tokens"),
-        "tokens_match": check.get("match"),
-        "spec_decode_acceptance_rate": sm.get("spec_decode_acceptance_rate"),
-        "spec_decode_mean_accepted_length": sm.get("spec_decode_mean_accepted_length"),
-        "kv_cache_usage_max": during.get("kv_cache_usage_fraction_max"),
-        "prefix_cache_hit_rate": sm.get("prefix_cache_hit_rate"),
+        "gpu_memory_used_peak_bytes": gpu.memory_used_peak_bytes,
+        "gpu_utilization_mean_pct": gpu.utilization_mean_pct,
+        "gpu_throttling_seen": gpu.throttling_seen,
+        "server_generation_tokens": check.server_generation_tokens,
+        "counted_tokens": check.counted_tokens,
+        "tokens_match": check.match,
+        "spec_decode_acceptance_rate": sm.spec_decode_acceptance_rate,
+        "spec_decode_mean_accepted_length": sm.spec_decode_mean_accepted_length,
+        "kv_cache_usage_max": during.kv_cache_usage_fraction_max,
+        "prefix_cache_hit_rate": sm.prefix_cache_hit_rate,
     }
