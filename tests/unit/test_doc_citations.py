@@ -52,9 +52,7 @@ def test_the_scanner_finds_citations():
     assert {"docs/measurement.md", "docs/guide.md"} <= found
 
 
-@pytest.mark.xfail(strict=False, reason="docstrings outside core/, machine/ and loadgen/ (and "
-                   "core/metrics.py, loadgen/bench.py) still cite SPEC.md, DESIGN.md, ENGINES.md, "
-                   "CONTRACT.md, which are not in the repository; remove this mark once they cite docs/")
+
 def test_every_cited_md_file_exists():
     missing = [f"{where}: {path}" for where, path in cited_md_paths() if not (ROOT / path).is_file()]
     assert missing == []

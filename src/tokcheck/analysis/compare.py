@@ -1,18 +1,18 @@
-"""M1, M2, M4: are runs comparable, and how do they stand side by side?
+"""are runs comparable, and how do they stand side by side?
 
 Pure over loaded run directories (:class:`tokcheck.record.store.Run`):
 
-- :func:`comparability` — the conditions the seed (SPEC M1) requires to agree — dtype,
+- :func:`comparability` — the conditions the guide requires to agree — dtype,
   max_model_len, gpu_memory_utilization, tensor_parallel_size, streaming, prefix cache,
   speculative decoding, prompts, input and output lengths, concurrency — and which differ.
 - :func:`side_by_side` — per concurrency level present in every run: median TTFT, generation
   tok/s, aggregate output throughput, E2E latency, ITL (each with its spread across rounds);
-  beyond tok/s (M4): TTFT and ITL p99 (latency spikes), peak GPU memory when recorded, errors,
+  beyond tok/s: TTFT and ITL p99 (latency spikes), peak GPU memory when recorded, errors,
   early stops and broken outputs.
 - :func:`text_samples` — the generated texts of the same prompts, side by side, for a
-  quality sample (instruction following, logic, stability: the seed's M2).
+  quality sample (instruction following, logic, stability, as the guide asks).
 
-Output quality with greedy decoding (M3) is :mod:`tokcheck.analysis.quality`.
+Output quality with greedy decoding is :mod:`tokcheck.analysis.quality`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from tokcheck.record.schema import EngineReport, LevelSummary, Load, ServeSettin
 from tokcheck.record.store import Run
 from tokcheck.analysis.verify.lookup import _is_off, normalize_precision, telemetry_value
 
-#: SPEC M1, in its order.
+#: the guide, in its order.
 COMPARABILITY_KEYS = ("dtype", "max_model_len", "gpu_memory_utilization", "tensor_parallel_size",
                       "streaming", "prefix_cache", "speculative_decoding", "prompts",
                       "input_len", "output_len", "concurrency")
@@ -95,7 +95,7 @@ class Comparability:
     def verdict(self) -> str:
         if self.comparable:
             note = f" ({', '.join(self.unknown)} not recorded in every run)" if self.unknown else ""
-            return "COMPARABLE: all of SPEC M1's conditions agree" + note
+            return "COMPARABLE: all of the guide's conditions agree" + note
         parts = [f"{k} ({' vs '.join(str(_show(x)) for x in v)})" for k, v in self.differ.items()]
         return "NOT COMPARABLE: " + "; ".join(parts) + " differ"
 
@@ -113,7 +113,7 @@ def _show(v: Any) -> Any:
 
 
 def comparability(runs: list[Run]) -> Comparability:
-    """SPEC M1 across ``runs`` (two or more)."""
+    """the guide across ``runs`` (two or more)."""
     settings = [run_settings(r) for r in runs]
     c = Comparability(names=[r.name for r in runs], settings=settings)
     for key in COMPARABILITY_KEYS:
@@ -128,7 +128,7 @@ def comparability(runs: list[Run]) -> Comparability:
 
 def broken_outputs(run: Run, level: Level) -> int:
     """Measured, error-free requests of ``level`` whose text is empty or holds U+FFFD (bytes
-    that did not decode): the crudest sign of broken output (SPEC M4)."""
+    that did not decode): the crudest sign of broken output."""
     return sum(1 for q in run.requests_at(level)
                if q.error is None and (not q.text.strip() or "\ufffd" in q.text))
 
@@ -160,7 +160,7 @@ class Row:
 
 
 def side_by_side(runs: list[Run]) -> list[Row]:
-    """SPEC M2: one row per (level present in every run, metric of the metric table that
+    """the guide: one row per (level present in every run, metric of the metric table that
     ``compare`` shows), then the tails (p99) and counts."""
     keyed = [{lv.level: lv for lv in r.levels} for r in runs]
     common = [k for k in keyed[0] if all(k in d for d in keyed[1:])] if keyed else []
@@ -174,7 +174,7 @@ def side_by_side(runs: list[Run]) -> list[Row]:
             figs = [lv.figure(m.name) for lv in lvs]
             rows.append(Row(k, m.title, m.unit, [f.value for f in figs], [f.spread for f in figs],
                             [f.rounds for f in figs], m.higher_is_better))
-        # SPEC M4: latency spikes show in the tails
+        # the guide: latency spikes show in the tails
         for m in (m for m in metrics if "p99" in m.extras):
             rows.append(Row(k, f"{m.label} p99", m.unit, [lv.figure(m.name).p99 for lv in lvs], none, none,
                             m.higher_is_better))

@@ -1,4 +1,4 @@
-"""M3: output quality of two servings of a model (e.g. full precision vs quantized).
+"""output quality of two servings of a model (e.g. full precision vs quantized).
 
 The same prompts with greedy decoding (temperature 0) on both sides; per prompt:
 

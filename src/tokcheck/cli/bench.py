@@ -1,4 +1,4 @@
-"""``tokcheck bench``: stream requests to an OpenAI-compatible server and measure (R4)."""
+"""``tokcheck bench``: stream requests to an OpenAI-compatible server and measure."""
 
 from __future__ import annotations
 

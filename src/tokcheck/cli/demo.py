@@ -1,4 +1,4 @@
-"""``tokcheck demo [--out DIR]``: the seed's learning path (K3) on any machine, end to end.
+"""``tokcheck demo [--out DIR]``: the guide's learning path on any machine, end to end.
 
 Provision vLLM for the CPU, build the tiny Llama in full precision, inspect its weights, serve
 it in BF16, measure a single request and then a few concurrency levels, print the record, stop

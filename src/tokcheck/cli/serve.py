@@ -1,4 +1,4 @@
-"""``tokcheck serve --engine vllm --model DIR [options] [-- ENGINE ARGS]``: R2, runs until Ctrl-C."""
+"""``tokcheck serve --engine vllm --model DIR [options] [-- ENGINE ARGS]``: runs until Ctrl-C."""
 
 from __future__ import annotations
 

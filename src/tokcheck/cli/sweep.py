@@ -1,4 +1,4 @@
-"""``tokcheck sweep --engine vllm --model DIR --max-model-len 2048,4096 --concurrency 1,4,16`` — R5."""
+"""``tokcheck sweep --engine vllm --model DIR --max-model-len 2048,4096 --concurrency 1,4,16`` — how max_model_len and concurrency move the numbers."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "sweep",
         help="restart the server per max_model_len, bench each concurrency, mark swings over 30%%",
-        description="R5: serve the model once per --max-model-len, bench every --concurrency "
+        description="Serve the model once per --max-model-len, bench every --concurrency "
                     "there, and show how TTFT, per-request speed and aggregate throughput move; "
-                    "changes over the threshold (the seed's 30 %) between neighbouring settings "
+                    "changes over the threshold (the guide's 30 %) between neighbouring settings "
                     "are marked.",
     )
     add_engine_option(p)

@@ -1,4 +1,4 @@
-"""B1, B3, B4: the decode roofline and the memory budget.
+"""the decode roofline and the memory budget.
 
 Single-request decode is memory-bandwidth bound (the guide, ``docs/guide.md``):
 ``max tok/s ≈ effective bandwidth / bytes read per output token``. Bytes per token count what a
@@ -94,7 +94,7 @@ class Bound:
 
 @dataclass(frozen=True)
 class MemoryBudget:
-    """B3: does weights + KV cache + overhead fit in ``gpu memory × gpu_memory_utilization``?
+    """does weights + KV cache + overhead fit in ``gpu memory × gpu_memory_utilization``?
 
     Byte counts are totals over all ``tensor_parallel`` GPUs.
     """
@@ -198,7 +198,7 @@ def _step_bytes(model: ModelSpec, precision: str, context_tokens: int, tokens_in
 def decode_bound(model, gpu=None, precision: str = "BF16", context_tokens: int = DEFAULT_CONTEXT_TOKENS,
                  tensor_parallel: int = 1, *, acceptance_rate: float | None = None,
                  draft_tokens: int = 0) -> Bound:
-    """B1: single-request decode bound.
+    """single-request decode bound.
 
     Args:
         model: :class:`ModelSpec`, or :class:`WeightsOnly` for a bare weight size.
@@ -288,7 +288,7 @@ def aggregate_bound(model, gpu, precision: str = "BF16", context_tokens: int = D
 
 
 def implied_bytes_per_token(claimed_tok_s: float, gpu, tensor_parallel: int = 1) -> dict:
-    """B2 reverse: the most bytes per token a claimed speed allows on that GPU
+    """reverse: the most bytes per token a claimed speed allows on that GPU
     (``hard`` at peak bandwidth, ``realistic`` at the achievable fraction)."""
     g = _as_gpu(gpu)
     if g is None or claimed_tok_s is None or claimed_tok_s <= 0:
@@ -300,7 +300,7 @@ def implied_bytes_per_token(claimed_tok_s: float, gpu, tensor_parallel: int = 1)
 def memory_budget(model, gpu, precision: str = "BF16", max_model_len: int = 8192, concurrency: int = 1,
                   gpu_memory_utilization: float = 0.9, tensor_parallel: int = 1,
                   overhead_bytes: float = DEFAULT_OVERHEAD_BYTES) -> MemoryBudget:
-    """B3: weights + KV cache (``max_model_len`` × ``concurrency``) + overhead per GPU vs
+    """weights + KV cache (``max_model_len`` × ``concurrency``) + overhead per GPU vs
     ``gpu memory × gpu_memory_utilization``, the sequences that fit and the smallest tensor
     parallel size (1, 2, 4, 8, 16, 32, 64) that fits.
 
@@ -347,7 +347,7 @@ def memory_budget(model, gpu, precision: str = "BF16", max_model_len: int = 8192
 
 @dataclass(frozen=True)
 class PrecisionOption:
-    """B4: one row of the BF16 / FP8 / INT4 comparison."""
+    """one row of the BF16 / FP8 / INT4 comparison."""
 
     precision: str
     weights_bytes: float
@@ -371,7 +371,7 @@ def precision_options(model: ModelSpec, gpu=None, context_tokens: int = DEFAULT_
                       max_model_len: int = 8192, concurrency: int = 1, tensor_parallel: int = 1,
                       gpu_memory_utilization: float = 0.9,
                       precisions: tuple[str, ...] = ("BF16", "FP8", "INT4")) -> list[PrecisionOption]:
-    """B4: the bound and the memory budget at each precision, side by side."""
+    """the bound and the memory budget at each precision, side by side."""
     out = []
     for p in precisions:
         b = decode_bound(model, gpu, p, context_tokens, tensor_parallel)
@@ -384,7 +384,7 @@ def precision_options(model: ModelSpec, gpu=None, context_tokens: int = DEFAULT_
 def max_seqs_by_max_model_len(model, gpu, precision: str = "BF16", gpu_memory_utilization: float = 0.9,
                               tensor_parallel: int = 1,
                               lengths: tuple[int, ...] = (4096, 8192, 32768, 131072)) -> dict[int, int | None]:
-    """B3, what max_model_len does: sequences that fit beside the weights at each max_model_len
+    """what max_model_len does: sequences that fit beside the weights at each max_model_len
     (the guide: raising it from 4096 to 32768 multiplies the KV cache per sequence)."""
     return {L: memory_budget(model, gpu, precision, L, 1, gpu_memory_utilization, tensor_parallel).max_concurrent_seqs
             for L in lengths}

@@ -1,6 +1,6 @@
 """Statistics over requests and rounds (pure).
 
-The rounds rule is the guide's (R4, ``docs/measurement.md``): run R rounds, take each round's median, drop the highest
+The rounds rule is the guide's (``docs/measurement.md``): run R rounds, take each round's median, drop the highest
 and the lowest round, report the median of the rest, with the spread. With fewer than three
 rounds nothing is dropped.
 

@@ -1,4 +1,4 @@
-"""B2: judge a claim against the physical bound, explain what would be needed, and reverse it.
+"""judge a claim against the physical bound, explain what would be needed, and reverse it.
 
 :func:`analyze_claim` is the one library call behind ``tokcheck claim``: Claim (+ catalog) →
 Bound, MemoryBudget, precision options, verdict and explanations. Pure: no I/O.
@@ -133,11 +133,11 @@ def _gb(x: float) -> str:
 
 
 def _pick_precision(fields: dict, model: ModelSpec | None) -> tuple[str, str]:
-    """The precision to bound at, and why (C3: full precision → BF16; unstated → as released)."""
+    """The precision to bound at, and why (the guide: full precision → BF16; unstated → as released)."""
     stated = fields.get("precision")
     quant = fields.get("quantization")
     if stated == "full" or (stated is None and quant == "none"):
-        return "BF16", "'full precision' / 'no quantization' means BF16/FP16 weights (C3)"
+        return "BF16", "'full precision' / 'no quantization' means BF16/FP16 weights"
     if stated:
         p = canonical_precision(stated)
         if model is not None and p in {canonical_precision(v) for v in model.released_weights.values()} \
@@ -157,7 +157,7 @@ def _pick_precision(fields: dict, model: ModelSpec | None) -> tuple[str, str]:
 def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None, gpu: GpuSpec | None = None,
                   bandwidth_bytes_per_s: float | None = None, gpu_memory_utilization: float = 0.9,
                   acceptance_rate: float | None = None, draft_tokens: int = 0) -> ClaimAnalysis:
-    """Judge ``claim`` (B1–B4). ``model``/``gpu`` override the claim's names (``--model-config``,
+    """Judge ``claim``. ``model``/``gpu`` override the claim's names (``--model-config``,
     ``--gpu``); ``bandwidth_bytes_per_s`` overrides the GPU's bandwidth (``--bandwidth``).
 
     Raises:
@@ -385,7 +385,7 @@ def _memory_explanations(result: ClaimAnalysis, mem, gpu: GpuSpec, f: dict, tp: 
 
 
 def _full_precision_note(model: ModelSpec, f: dict, gpu: GpuSpec | None, context: int, tp: int) -> dict | None:
-    """C3 for this model: when its released weights are not BF16, what 'full precision' implies."""
+    """for this model: when its released weights are not BF16, what 'full precision' implies."""
     released = describe_scheme(scheme_for("released", model.released_weights))
     rel_bytes = weights_bytes(model, "released")
     bf16_bytes = weights_bytes(model, "BF16")
@@ -396,7 +396,7 @@ def _full_precision_note(model: ModelSpec, f: dict, gpu: GpuSpec | None, context
     if differs:
         out["meaning"] = (f"{model.name} ships {released} ({_gb(rel_bytes)}); 'full precision' for it means converting "
                           f"to BF16: {_gb(bf16_bytes)} of weights. The released checkpoint itself is not full precision "
-                          "in the C3 sense (BF16/FP16), though it is the authors' own format, not a third-party quantization.")
+                          "in the guide's sense (BF16/FP16), though it is the authors' own format, not a third-party quantization.")
     else:
         out["meaning"] = f"{model.name} ships {released}: full precision is its released form ({_gb(bf16_bytes)})."
     return out

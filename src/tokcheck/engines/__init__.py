@@ -1,4 +1,4 @@
-"""Inference engines tokcheck can start and read (R2).
+"""Inference engines tokcheck can start and read.
 
 - :mod:`~tokcheck.engines.base`: what an engine must provide (:class:`~tokcheck.engines.base.Engine`),
   the settings to start one (``ServeSettings``), what its log says (``EngineReport``), its

@@ -1,5 +1,5 @@
 """The edge that `sweep` and `reproduce` share: start an engine on a model directory, and bench
-it with every condition the record should carry (K2) — the engine report and ``serve``
+it with every condition the record should carry — the engine report and ``serve``
 section from the server, the precision audit of the weights, the machine's environment — and
 the telemetry hooks (NVML sampler, the server's ``/metrics``)."""
 

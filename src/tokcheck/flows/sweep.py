@@ -1,5 +1,5 @@
-"""R5: how TTFT, per-request speed and aggregate throughput move with max_model_len and
-concurrency, and where they swing by more than 30 % (the seed, 2.3: "输入长度、输出长度、并发数
+"""how TTFT, per-request speed and aggregate throughput move with max_model_len and
+concurrency, and where they swing by more than 30 % (the guide, 2.3: "输入长度、输出长度、并发数
 任何一个变化，tok/s 都可能变化 30% 以上").
 
 :func:`sweep_cells` and :func:`find_swings` are pure over loaded run directories (one per
@@ -16,10 +16,10 @@ from typing import Any, Callable
 from tokcheck.core.metric_table import METRIC, with_unit
 from tokcheck.record.store import Run
 
-#: The seed's warning (2.3): a change of one condition can move tok/s by 30 % or more.
+#: The guide's warning (2.3): a change of one condition can move tok/s by 30 % or more.
 SWING_THRESHOLD = 0.30
 
-#: The three quantities R5 follows: (the cell's key in ``sweep.json``, the metric table's name).
+#: The three quantities a sweep follows: (the cell's key in ``sweep.json``, the metric table's name).
 SWEEP_KEYS = (("ttft_ms", "ttft_ms"), ("generation_tok_s", "generation_tok_s"),
               ("aggregate_tok_s", "output_throughput_tok_s"))
 
@@ -133,7 +133,7 @@ def sweep_markdown(cells: list[Cell], swings: list[Swing], threshold: float = SW
             vals.append(cell)
         out.append(f"| {c.max_model_len} | {c.concurrency} | " + " | ".join(vals) + " |")
     out.append("")
-    out.append(f"⚠ marks a change over {threshold:.0%} from the neighbouring setting (the seed warns "
+    out.append(f"⚠ marks a change over {threshold:.0%} from the neighbouring setting (the guide warns "
                "that one changed condition can move tok/s by 30 % or more).")
     return "\n".join(out) + "\n"
 

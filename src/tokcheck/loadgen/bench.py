@@ -1,6 +1,6 @@
-"""R4: measure an OpenAI-compatible server by streaming (``tokcheck bench``).
+"""measure an OpenAI-compatible server by streaming (``tokcheck bench``).
 
-:func:`run_bench` is the library entry point (CONTRACT.md): it checks the server, builds
+:func:`run_bench` is the library entry point (docs/run-directory.md): it checks the server, builds
 exact-length prompts, runs every level (closed loop at each concurrency, or open loop at each
 Poisson request rate) with warm-up and rounds, and writes the run directory as it goes.
 """

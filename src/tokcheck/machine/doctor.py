@@ -1,4 +1,4 @@
-"""R1 and K1: know the machine (GPUs, driver, CUDA, Python, PyTorch, engines) and check a
+"""know the machine (GPUs, driver, CUDA, Python, PyTorch, engines) and check a
 planned deployment against the guide's pre-deployment checklist (``docs/guide.md``).
 
 I/O sits at the edges — :func:`environment_report` (NVML, subprocesses) and
@@ -36,7 +36,7 @@ MIN_ROUNDS = 3  # the guide: 3–5 rounds, drop highest and lowest, report the m
 
 
 # ---------------------------------------------------------------------------------------------
-# Environment (R1)
+# Environment
 
 
 def _version(text: str | None):
@@ -174,7 +174,7 @@ def environment_report(gpu: dict[str, Any] | None = None,
 
 
 # ---------------------------------------------------------------------------------------------
-# The pre-deployment checklist (K1)
+# The pre-deployment checklist
 
 
 @dataclass(frozen=True)
@@ -424,7 +424,7 @@ _CHECKS = (_check_disk, _check_fit, _check_compat, _check_precision, _check_dtyp
 
 
 def evaluate_checklist(inputs: ChecklistInputs) -> list[CheckItem]:
-    """The guide's pre-deployment checklist (K1, ``docs/guide.md``), one :class:`CheckItem` per item, in order:
+    """The guide's pre-deployment checklist (``docs/guide.md``), one :class:`CheckItem` per item, in order:
     disk space, memory fit, compatibility, unquantized weights, explicit dtype, max_model_len
     from need, gpu_memory_utilization margin, tokenizer, fixed workload, rounds. Pure."""
     return [check(inputs) for check in _CHECKS]

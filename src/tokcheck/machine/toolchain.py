@@ -1,4 +1,4 @@
-"""The software side of R1: ``nvcc``, and each Python environment's Python, PyTorch and engines.
+"""The software side of the machine report: ``nvcc``, and each Python environment's Python, PyTorch and engines.
 
 Engines run in their own virtual environments (``docs/engines.md``), so each environment is probed by
 running its own ``python`` on a small script (:data:`PROBE`) in a subprocess: versions come

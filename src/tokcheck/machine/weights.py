@@ -1,4 +1,4 @@
-"""R3 precision audit: is a model directory (or what a server says it loaded) full precision?
+"""precision audit: is a model directory (or what a server says it loaded) full precision?
 
 From a model directory: ``config.json`` (``torch_dtype``/``dtype``, ``quantization_config``),
 quantization artifacts among the file names (``quantize_config.json``, ``*gptq*``, ``*awq*``,

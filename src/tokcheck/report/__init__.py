@@ -1,4 +1,4 @@
-"""K2: reports of run directories — one self-contained HTML page, a Markdown summary and a
+"""reports of run directories — one self-contained HTML page, a Markdown summary and a
 per-request CSV.
 
 The HTML needs no network to view: styles are inline and every plot is a PNG embedded as
@@ -127,7 +127,7 @@ def _verdict_html(verdict: Any) -> str:
         parts.append(f"<tr><td>{_e(c.name)}</td><td>{_e(c.claimed) if c.claimed is not None else '—'}</td>"
                      f"<td>{_e(c.run) if c.run is not None else '—'}</td>"
                      f'<td class="{c.status}">{c.status}</td></tr>')
-    parts.append("</table><h3>The seed's seven checks</h3><table><tr><th>#</th><th>check</th>"
+    parts.append("</table><h3>The guide's seven checks</h3><table><tr><th>#</th><th>check</th>"
                  "<th>status</th><th>evidence</th></tr>")
     for c in verdict.checks:
         ev = "<br>".join(_e(x) for x in c.evidence + [f"→ {a}" for a in c.advice])

@@ -1,4 +1,4 @@
-"""V1, V2: a claim against one's own run — same conditions? same number? if not, why?
+"""a claim against one's own run — same conditions? same number? if not, why?
 
 Pure: takes the claim's fields (the ``fields`` of :func:`tokcheck.core.claim.parse_claim`, a dict),
 a loaded run directory (:class:`tokcheck.record.store.Run`) and optionally the decode bound
@@ -7,17 +7,17 @@ a loaded run directory (:class:`tokcheck.record.store.Run`) and optionally the d
 - **Conditions.** Each condition the claim states is put beside the run's record: ``match``,
   ``differ`` or ``unknown`` (either side silent). Conditions that change what the number
   *means* — model, GPU and count, concurrency, input and output lengths — make a claim
-  incomparable when they differ (the seed, 4.3: with different context, concurrency or output
+  incomparable when they differ (the guide, 4.3: with different context, concurrency or output
   lengths "tok/s 不能直接做减法"). The others (precision, engine and version, max_model_len,
-  speculative decoding, prefix cache, CUDA graph) are the seed's explanations of a gap (4.4):
+  speculative decoding, prefix cache, CUDA graph) are the guide's explanations of a gap (4.4):
   a difference there is reported and the checks cite it, but the numbers are still compared.
 - **Metric.** Claimed and measured are compared on one metric definition only: generation
   tok/s (1/TPOT, TTFT excluded), end-to-end tok/s, aggregate output throughput, or TTFT.
-  Reproduced when ``|measured / claimed − 1| ≤ tolerance`` (default 20 %, the seed's 4.4).
-- **Checks.** The seed's seven, in its order (5.4): measurement method, GPU busy, quantized
+  Reproduced when ``|measured / claimed − 1| ≤ tolerance`` (default 20 %, the guide's 4.4).
+- **Checks.** The guide's seven, in its order (5.4): measurement method, GPU busy, quantized
   weights, KV cache / max_model_len, speculative decoding and prefix cache, engine version,
   bandwidth bound — each with a status (``pass`` / ``warn`` / ``fail`` / ``unknown``) and the
-  evidence from the record it rests on. Then the seed's symptom guides (5.1–5.3) that the
+  evidence from the record it rests on. Then the guide's symptom guides (5.1–5.3) that the
   evidence triggers.
 """
 
@@ -39,7 +39,7 @@ from tokcheck.analysis.verify.symptoms import _symptoms
 __all__ = ["BYTES_PER_PARAM", "CHECK_NAMES", "DEFAULT_TOLERANCE", "METRICS", "Check", "Condition",
            "Symptom", "Verdict", "normalize_precision", "verify"]
 
-#: The seed (4.4): "如果自己复现的结果和宣称值偏差超过 20%，按优先级检查…"
+#: The guide (4.4): "如果自己复现的结果和宣称值偏差超过 20%，按优先级检查…"
 DEFAULT_TOLERANCE = 0.20
 
 #: Metric names as the claim parser spells them (the metric table's ``claim_name``).

@@ -1,4 +1,4 @@
-"""The seed's seven checks (section 5.4), in its order, each citing the record's evidence."""
+"""The guide's seven checks (section 5.4), in its order, each citing the record's evidence."""
 
 from __future__ import annotations
 
@@ -108,7 +108,7 @@ def _check_measurement(fields: dict, run: Run, level: LevelSummary | None, metri
                   f"{b.zero_gap_share * 100:.0f} % of gaps 0 ms (requests.jsonl chunks)")
     ev.append("time points: TTFT = first token − send; generation tok/s = 1/TPOT from the first "
               "token to the last (TTFT excluded); E2E tok/s = tokens ÷ (end − send)")
-    # Which definition is the claimed number closest to? (the seed, 1.1 and 2.2)
+    # Which definition is the claimed number closest to? (the guide, 1.1 and 2.2)
     own = level_metric(level, metric)[0] if level is not None and metric in METRICS else None
     own_ok = own is not None and claimed and abs(own / claimed - 1) <= tolerance
     if claimed and metric in SPEEDS and not own_ok:
@@ -251,7 +251,7 @@ def _check_kv_cache(fields: dict, run: Run, level: LevelSummary | None) -> Check
         if status == "pass":
             status = "warn"
         ev.append(f"the claim used max_model_len {claim_mml}, the run {mml}: a larger max_model_len "
-                  "takes KV cache memory and can cut concurrency (the seed warns of 30 %+ swings)")
+                  "takes KV cache memory and can cut concurrency (the guide warns of 30 %+ swings)")
     waiting = telemetry_value(run, level, lambda t: t.during.requests_waiting_max)
     if waiting:
         if status == "pass":

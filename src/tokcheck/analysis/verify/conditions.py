@@ -12,7 +12,7 @@ from tokcheck.record.store import Run
 from tokcheck.analysis.verify.lookup import (_is_off, _norm, _precision_match, normalize_precision,
                                              served_model_names)
 
-#: Conditions whose difference makes two numbers incomparable (the seed, 4.3).
+#: Conditions whose difference makes two numbers incomparable (the guide, 4.3).
 BLOCKING = ("model", "gpu", "gpu_count", "concurrency", "input_tokens", "output_tokens")
 
 #: Condition order in the table: what the issue lists, model first.

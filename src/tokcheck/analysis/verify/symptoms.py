@@ -1,4 +1,4 @@
-"""The seed's symptom guides (sections 5.1–5.3), triggered by the evidence of a run."""
+"""The guide's symptom guides (sections 5.1–5.3), triggered by the evidence of a run."""
 
 from __future__ import annotations
 
