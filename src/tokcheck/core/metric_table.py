@@ -11,12 +11,15 @@ Kinds of metric:
 - ``request``: one value per successful request (TTFT, TPOT, …);
 - ``token``: one value per output token after the first read (ITL);
 - ``chunk``: one value per read that carried tokens (tokens per chunk);
-- ``round``: one value per round from all of its requests (aggregate output throughput).
+- ``round``: one value per round from all of its requests (aggregate output throughput);
+- ``level``: a value another part of the record holds for the level — goodput under an SLO
+  (``record/slo.py``), energy per token from NVML (``machine/telemetry.py``) — read by
+  ``from_level``; the summary does not compute it from the requests.
 
 Per-level values: for ``request``/``token``/``chunk`` metrics a distribution
 (:func:`tokcheck.core.stats.distribution`: mean, the rounds' trimmed median, p90, p99, per-round
 medians, spread); for ``round`` metrics the rounds' trimmed median and the spread
-(:func:`tokcheck.core.stats.rounds_value`).
+(:func:`tokcheck.core.stats.rounds_value`); for ``level`` metrics what ``from_level`` reads.
 
 The functions take request records by duck typing (any object with the fields of
 ``tokcheck.record.schema.RequestRecord``): the core does not import the record layer.
@@ -30,7 +33,7 @@ from typing import Any, Literal
 
 from tokcheck.core import metrics
 
-Kind = Literal["request", "token", "chunk", "round"]
+Kind = Literal["request", "token", "chunk", "round", "level"]
 
 #: Views that iterate over the table (``Metric.shown_in``).
 VIEWS = ("bench", "report", "compare", "sweep", "csv")
@@ -63,6 +66,10 @@ class Metric:
         digits: decimals in terminal tables.
         needs_tpot: withheld (null with a reason) when too many requests had no TPOT
             (:data:`tokcheck.record.summarize.TPOT_UNDEFINED_MAX_SHARE`).
+        from_level: for the ``level`` kind: a level summary → ``(value, per-round values or
+            None, reason when the value is None)``.
+        only_when_set: views leave it out when no level has a value (goodput without an SLO,
+            energy without a GPU); the summary still says why it is null.
     """
 
     name: str
@@ -80,6 +87,8 @@ class Metric:
     extras: tuple[str, ...] = ()
     digits: int = 1
     needs_tpot: bool = False
+    from_level: Callable[[Any], tuple[float | None, list[float | None] | None, str | None]] | None = None
+    only_when_set: bool = False
 
     @property
     def title(self) -> str:
@@ -120,6 +129,31 @@ def _output_throughput(in_round: Sequence[Any], ok: Sequence[Any]) -> float | No
 
 def _request_throughput(in_round: Sequence[Any], ok: Sequence[Any]) -> float | None:
     return metrics.request_throughput_rps(len(ok), *_window(in_round))
+
+
+def _slo_figure(name: str) -> Callable[[Any], tuple[float | None, list[float | None] | None, str | None]]:
+    """Goodput under the level's SLO (``slo`` of a level summary, written by ``record/slo.py``)."""
+    def read(lv: Any) -> tuple[float | None, list[float | None] | None, str | None]:
+        slo = getattr(lv, "slo", None)
+        if slo is None:
+            return None, None, "no SLO given (bench --slo)"
+        value = getattr(slo, name)
+        return value, getattr(slo, f"{name}_rounds", None), None if value is not None else slo.reason
+    return read
+
+
+def _energy_figure(name: str) -> Callable[[Any], tuple[float | None, list[float | None] | None, str | None]]:
+    """Energy figures of the level's GPU telemetry (``telemetry.gpu``, ``machine/telemetry.py``)."""
+    def read(lv: Any) -> tuple[float | None, list[float | None] | None, str | None]:
+        gpu = getattr(getattr(lv, "telemetry", None), "gpu", None)
+        if gpu is None:
+            return None, None, "no GPU telemetry in this run (no local server, or --no-telemetry)"
+        value = getattr(gpu, name, None)
+        if value is None:
+            why = getattr(gpu, "energy_reason", None) or getattr(gpu, "reason", None) or "no energy reading"
+            return None, None, why
+        return value, None, None
+    return read
 
 
 _ALL = frozenset(VIEWS)
@@ -166,6 +200,25 @@ METRICS: tuple[Metric, ...] = (
     Metric("ttft_from_due_ms", "TTFT from due time", "ms", "request", False,
            "no request had a due time", "TTFT from the due time (due → first token; open loop)",
            values=_field("ttft_from_due_ms")),
+    Metric("goodput_rps", "goodput", "req/s", "level", True, "no SLO given (bench --slo)",
+           "goodput (requests meeting every SLO objective ÷ the throughput window)",
+           from_level=_slo_figure("goodput_rps"), shown_in=frozenset({"bench", "report", "compare"}),
+           digits=2, only_when_set=True),
+    Metric("goodput_tok_s", "goodput tokens", "tok/s", "level", True, "no SLO given (bench --slo)",
+           "goodput in tokens (output tokens of requests meeting every SLO objective ÷ the window)",
+           from_level=_slo_figure("goodput_tok_s"), shown_in=frozenset({"bench", "report", "compare"}),
+           only_when_set=True),
+    Metric("energy_j_per_token", "energy per output token", "J/token", "level", False,
+           "no NVIDIA GPU energy counter",
+           "GPU energy per output token (NVML total-energy delta over the level, summed over the "
+           "serving GPUs, ÷ the level's output tokens, warm-up included)",
+           from_level=_energy_figure("energy_j_per_token"), shown_in=frozenset({"bench", "report", "compare"}),
+           digits=3, only_when_set=True),
+    Metric("energy_power_w", "GPU power (energy ÷ time)", "W", "level", None,
+           "no NVIDIA GPU energy counter",
+           "mean GPU power over the level: NVML energy delta ÷ the level's duration, serving GPUs summed",
+           from_level=_energy_figure("energy_power_w"), shown_in=frozenset({"bench", "report"}),
+           digits=0, only_when_set=True),
 )
 
 #: Metrics by name.
@@ -178,3 +231,10 @@ BY_CLAIM_NAME: dict[str, Metric] = {m.claim_name: m for m in METRICS if m.claim_
 def shown_in(view: str) -> tuple[Metric, ...]:
     """The metrics a view shows, in table order."""
     return tuple(m for m in METRICS if view in m.shown_in)
+
+
+def shown_for(view: str, levels: Sequence[Any]) -> tuple[Metric, ...]:
+    """:func:`shown_in`, less the ``only_when_set`` metrics that no level of ``levels`` (level
+    summaries, anything with ``figure(name)``) has a value for."""
+    return tuple(m for m in shown_in(view)
+                 if not m.only_when_set or any(lv.figure(m.name).value is not None for lv in levels))

@@ -58,6 +58,7 @@ class BenchConfig(BaseModel):
     temperature: float = 0.0
     seed: int = 0
     include_usage: bool = True
+    slo: str | None = Field(None, description="SLO to judge each level by (core/slo.py): goodput and a verdict")
 
     @field_validator("concurrency")
     @classmethod
@@ -300,6 +301,11 @@ def run_bench(
             request form, or an output directory that already holds a run.
     """
     hooks = list(hooks or [])
+    slo = None
+    if config.slo:
+        from tokcheck.core.slo import parse_slo
+
+        slo = parse_slo(config.slo)
     tok = load_tokenizer(config.tokenizer)
     target = Target.from_url(config.url)
     levels = config.levels()
@@ -316,6 +322,8 @@ def run_bench(
             **_conditions(config, tok, server, probe, prompts, tokenize_count, levels,
                           type(runner.get_loop()).__module__),
             **(conditions_extra or {})})
+        if slo is not None:
+            run.slo = {"spec": slo.spec, "text": slo.text, "source": slo.source}
         run_dir.write_run(run)
         summary = Summary(run_id=run.run_id, run_dir=str(run_dir.path), levels=[])
         worker: MeasureWorker | None = None
@@ -379,7 +387,7 @@ def run_bench(
                                             max_in_flight=lv.max_in_flight, seed=config.seed + r))
                     else:
                         runner.run(run_closed(target, batch, lv.concurrency, config.timeout_s, on_exchange))
-                level_summary = summarize_level(level_records(label), lv)
+                level_summary = summarize_level(level_records(label), lv, slo)
                 tele = _call_hooks(hooks, "after_level", label)
                 level_summary.telemetry = Telemetry.model_validate(tele) if tele else None
                 summary.levels.append(level_summary)
@@ -392,7 +400,7 @@ def run_bench(
             if label is not None and (not summary.levels or summary.levels[-1].label != label):
                 partial = [r for r in read_requests(run_dir.path) if r.level == label]
                 if partial:
-                    summary.levels.append(summarize_level(partial, lv))
+                    summary.levels.append(summarize_level(partial, lv, slo))
             run_dir.write_summary(summary)
             run.interrupted = True
             run_dir.write_run(run)

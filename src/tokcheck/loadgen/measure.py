@@ -48,6 +48,8 @@ def measure_request(ex: Exchange, meta: RequestMeta, tok: TokenizerInfo) -> Requ
     chunks, chunk_events = metrics.merge_reads([(t, k) for (t, _), k in zip(res.deltas, per_chunk) if k > 0])
     if not res.deltas:
         n_tok = None
+    # events with a choice that carried no token: other tools count them (analysis/definitions.py)
+    empty_choice_ns = [t for (t, _), k in zip(res.deltas, per_chunk) if k <= 0]
 
     if n_usage is not None:
         n_out, source = n_usage, "usage"
@@ -89,6 +91,8 @@ def measure_request(ex: Exchange, meta: RequestMeta, tok: TokenizerInfo) -> Requ
         n_out_tokenizer=n_tok,
         n_prompt_usage=n_prompt,
         n_first=n_first,
+        empty_choice_ns=empty_choice_ns,
+        t_last_event_ns=res.t_last_data_ns,
         text=res.text,
         finish_reason=res.finish_reason,
         http_status=res.status or None,

@@ -66,6 +66,8 @@ class StreamResult:
         error: ``(kind, detail)`` when the request failed, else None.
         defects: non-fatal defects (see module doc).
         response_id: the server's ``id`` of the completion (to find it in the server's log).
+        t_last_data_ns: arrival of the last data event other than ``[DONE]`` (the usage event
+            when one was sent).
     """
 
     status: int = 0
@@ -78,6 +80,7 @@ class StreamResult:
     error: tuple[str, str] | None = None
     defects: list[str] = field(default_factory=list)
     response_id: str | None = None
+    t_last_data_ns: int | None = None
 
 
 def _snippet(segments: list[tuple[int, bytes]]) -> str:
@@ -119,6 +122,7 @@ def read_stream(ex: Exchange, api: str, *, usage_requested: bool = True) -> Stre
         if not isinstance(obj, dict):
             res.error = ("malformed_json", f"event is not a JSON object: {data[:80]!r}")
             break
+        res.t_last_data_ns = ev.t_ns
         if obj.get("error"):
             res.error = ("stream_error", json.dumps(obj["error"])[:300])
             break

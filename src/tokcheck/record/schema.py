@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_serializer
 
 from tokcheck import __version__
-from tokcheck.core import metric_table
+from tokcheck.core import confidence, metric_table
 from tokcheck.record.level import Level
 
 #: Version of the run-directory format. 2: summary levels have ``max_in_flight``; an open-loop
@@ -35,7 +35,7 @@ from tokcheck.record.level import Level
 SCHEMA_VERSION = 2
 
 #: Metrics summarised per level as a :class:`MetricStat` (the table's per-request kinds).
-LEVEL_METRICS = tuple(m.name for m in metric_table.METRICS if m.kind != "round")
+LEVEL_METRICS = tuple(m.name for m in metric_table.METRICS if m.kind not in ("round", "level"))
 
 #: A number as its writer wrote it (an int stays an int when read back and written again).
 Number = int | float
@@ -95,6 +95,12 @@ class RequestRecord(BaseModel):
     n_out_tokenizer: int | None = Field(None, description="the model tokenizer's count of the streamed text, tokens")
     n_prompt_usage: int | None = Field(None, description="the server's usage.prompt_tokens, tokens")
     n_first: int | None = Field(None, description="tokens in the first token-carrying read")
+    empty_choice_ns: list[int] | None = Field(
+        None, description="arrival of each SSE event that had a choice but carried no output token (a chat "
+                          "role-only delta, an empty final chunk), ns; other tools count these "
+                          "(analysis/definitions.py)")
+    t_last_event_ns: int | None = Field(
+        None, description="arrival of the last SSE data event before [DONE] (the usage event when sent), ns")
     text: str = Field("", description="the streamed text of all channels")
     finish_reason: str | None = Field(None, description="the server's finish_reason")
     http_status: int | None = Field(None, description="HTTP status of the response")
@@ -194,6 +200,16 @@ class GpuTelemetry(_Section):
     headline: GpuHeadline | None = None
     nvml_errors: dict[str, str] | None = None
     samples_file: str | None = Field(None, description="name of the samples file in the run directory")
+    energy_j: Number | None = Field(None, description="NVML total-energy delta over the window, serving GPUs "
+                                                       "summed, joules")
+    energy_by_gpu_j: dict[str, Number | None] | None = Field(None, description="each GPU's delta, joules")
+    energy_gpus: list[int] | None = Field(None, description="NVML indices of the GPUs summed")
+    energy_gpus_rule: str | None = Field(None, description="how those GPUs were chosen")
+    energy_window_s: Number | None = Field(None, description="duration between the two counter readings, s")
+    energy_power_w: Number | None = Field(None, description="energy_j ÷ energy_window_s, watts")
+    energy_tokens: int | None = Field(None, description="output tokens of the level, warm-up included")
+    energy_j_per_token: Number | None = Field(None, description="energy_j ÷ energy_tokens, joules per token")
+    energy_reason: str | None = Field(None, description="why the energy figures are null")
 
     def figures(self) -> GpuHeadline:
         """``headline`` as written, else computed from ``gpus`` the same way."""
@@ -317,6 +333,44 @@ class Figure:
     p99: float | None = None
     reason: str | None = None
 
+    @property
+    def ci95(self) -> confidence.Interval | None:
+        """The 95 % confidence interval across rounds (:mod:`tokcheck.core.confidence`), from
+        ``rounds``; ``None`` with fewer than two rounds or no value."""
+        if self.value is None:
+            return None
+        return confidence.ci95(self.rounds or [])
+
+
+class SloObjectiveResult(BaseModel):
+    """One SLO objective at a level (:mod:`tokcheck.core.slo`)."""
+
+    metric: str = Field(description="``ttft_ms``, ``tpot_ms``, ``itl_ms`` or ``e2e_latency_ms``")
+    limit_ms: float = Field(description="the limit, ms")
+    percentile: float = Field(description="the percentile the level is judged at, 0–100")
+    value_ms: float | None = Field(None, description="the level's value at that percentile (failed requests "
+                                                     "count as infinite), ms")
+    met: bool | None = Field(None, description="value_ms ≤ limit_ms")
+    share_met: float | None = Field(None, description="share of measured requests meeting it, 0–1")
+
+
+class SloResult(BaseModel):
+    """The level under an SLO (``record/slo.py``): per objective, the share of requests meeting
+    each and all of them, goodput, and whether the level meets the SLO at its percentiles."""
+
+    spec: str = Field(description="the SLO as given (``ttft_ms=500,tpot_ms=30``, ``mlperf:…``)")
+    text: str = Field(description="canonical form, ``ttft_ms<=500@p99,…``")
+    source: str | None = Field(None, description="where a preset's limits come from")
+    objectives: list[SloObjectiveResult] = Field(default_factory=list)
+    requests: int = Field(0, description="measured requests, failed included")
+    share_met_all: float | None = Field(None, description="share of measured requests meeting every objective")
+    met: bool | None = Field(None, description="every objective met at its percentile")
+    goodput_rps: float | None = Field(None, description="rounds' trimmed median of good requests ÷ the round's window, req/s")
+    goodput_rps_rounds: list[float | None] = Field(default_factory=list)
+    goodput_tok_s: float | None = Field(None, description="same for their output tokens, tok/s")
+    goodput_tok_s_rounds: list[float | None] = Field(default_factory=list)
+    reason: str | None = Field(None, description="why goodput is null")
+
 
 class _LevelSummaryBase(BaseModel):
     """One level of ``summary.json``: the level, request counts, and each metric of
@@ -342,6 +396,9 @@ class _LevelSummaryBase(BaseModel):
         None, description="share of tokens that arrived in a read holding several SSE events")
     sse_events_per_chunk: float | None = Field(None, description="SSE events per token-carrying read")
     telemetry: Telemetry | None = Field(None, description="what the telemetry hooks saw during the level")
+    slo: SloResult | None = Field(None, description="the level under the run's SLO (bench --slo)")
+    ci95: dict[str, list[float]] | None = Field(
+        None, description="metric → [low, high], 95 % confidence interval across rounds (core/confidence.py)")
 
     @property
     def level(self) -> Level:
@@ -359,8 +416,12 @@ class _LevelSummaryBase(BaseModel):
         return getattr(self, f"{name}_reason", None)
 
     def figure(self, name: str) -> Figure:
-        """Metric ``name`` at this level as a :class:`Figure` (both kinds of metric)."""
+        """Metric ``name`` at this level as a :class:`Figure` (every kind of metric)."""
         m = metric_table.METRIC.get(name)
+        if m is not None and m.kind == "level" and m.from_level is not None:
+            value, rounds, why = m.from_level(self)
+            vals = [v for v in rounds or [] if v is not None]
+            return Figure(value, max(vals) - min(vals) if vals else None, rounds, None, why)
         if m is not None and m.kind == "round":
             return Figure(getattr(self, name, None), getattr(self, f"{name}_spread", None),
                           getattr(self, f"{name}_rounds", None), None, self.reason(name))
@@ -374,6 +435,8 @@ def _metric_fields() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for m in metric_table.METRICS:
         what = f"{m.label} ({m.unit}): {m.definition}"
+        if m.kind == "level":
+            continue  # held elsewhere in the level (its ``from_level`` reads it)
         if m.kind == "round":
             out[m.name] = (float | None, Field(None, description=f"{what}; the rounds' trimmed median"))
             out[f"{m.name}_rounds"] = (list[float | None], Field(default_factory=list,
@@ -625,3 +688,5 @@ class RunConditions(_Section):
     environment: Environment | None = None
     telemetry: Telemetry | None = None
     measurement_errors: list[str] | None = None
+    slo: dict[str, Any] | None = Field(None, description="the SLO levels were judged by: spec, text, source")
+    search: dict[str, Any] | None = Field(None, description="sweep --find-max: this run's step of the search")

@@ -18,10 +18,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tokcheck.core import metric_table, metrics, stats
 from tokcheck.record.level import Level
 from tokcheck.record.schema import LevelSummary, MetricStat, RequestRecord
+
+if TYPE_CHECKING:
+    from tokcheck.core.slo import Slo
 
 #: Largest share of a level's successful requests with an undefined TPOT (every token in one
 #: read) at which ``tpot_ms`` / ``generation_tok_s`` are still reported (module doc: why 10 %).
@@ -36,7 +40,7 @@ def _events_per_chunk(r: RequestRecord) -> list[int]:
     return metrics.merge_reads(r.chunks)[1]
 
 
-def summarize_level(records: Sequence[RequestRecord], level: Level) -> LevelSummary:
+def summarize_level(records: Sequence[RequestRecord], level: Level, slo: Slo | None = None) -> LevelSummary:
     """Summarise the measured (non-warm-up) requests of one level: every metric of
     :data:`tokcheck.core.metric_table.METRICS`, per round and over the rounds.
 
@@ -46,7 +50,10 @@ def summarize_level(records: Sequence[RequestRecord], level: Level) -> LevelSumm
     rounds' trimmed median. ``tpot_undefined_requests``, ``coalesced_token_share`` (tokens that
     arrived in a read holding more than one SSE event ÷ all tokens) and
     ``sse_events_per_chunk`` describe coalesced reads; see the module doc for when
-    ``tpot_ms`` / ``generation_tok_s`` are withheld.
+    ``tpot_ms`` / ``generation_tok_s`` are withheld. With ``slo``, the level's ``slo`` holds
+    goodput and the SLO verdict (:func:`tokcheck.record.slo.evaluate_level`). ``ci95`` holds the
+    95 % confidence interval across rounds of every metric with two or more rounds
+    (:func:`tokcheck.core.confidence.ci95`).
     """
     measured = [r for r in records if not r.warmup]
     rounds = sorted({r.round for r in measured})
@@ -76,6 +83,8 @@ def summarize_level(records: Sequence[RequestRecord], level: Level) -> LevelSumm
     }
     too_many_undefined = bool(ok) and tpot_undefined / len(ok) > TPOT_UNDEFINED_MAX_SHARE
     for m in metric_table.METRICS:
+        if m.kind == "level":
+            continue  # held elsewhere in the level (the SLO result, the GPU telemetry)
         if m.kind == "round":
             per_round = [m.per_round(windows[n], by_round[n]) if windows[n] and by_round[n] else None
                          for n in rounds]
@@ -96,7 +105,7 @@ def summarize_level(records: Sequence[RequestRecord], level: Level) -> LevelSumm
             fields[f"{m.name}_reason"] = metric_table.REASON_NO_OK if not ok else m.null_reason
         else:
             fields[m.name] = MetricStat(**dist.__dict__)
-    return LevelSummary(
+    summary = LevelSummary(
         label=level.label,
         concurrency=level.concurrency,
         request_rate=level.request_rate,
@@ -110,3 +119,11 @@ def summarize_level(records: Sequence[RequestRecord], level: Level) -> LevelSumm
         usage_mismatches=defects["usage_mismatch"],
         **fields,
     )
+    if slo is not None:
+        from tokcheck.record.slo import evaluate_level
+
+        summary.slo = evaluate_level(records, slo)
+    intervals = {m.name: ci.as_list() for m in metric_table.METRICS
+                 if (ci := summary.figure(m.name).ci95) is not None}
+    summary.ci95 = intervals or None
+    return summary

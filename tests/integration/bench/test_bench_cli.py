@@ -39,7 +39,12 @@ def test_json_summary_and_complete_run_directory(server, tiny_tokenizer, tmp_pat
         assert key in run, key
     assert run["endpoint"] == {"url": server.url, "api": "completions", "model": "scripted"}
     assert run["server"] == {"version": "scripted-1", "models": ["scripted"]}
-    assert json.loads((out / "summary.json").read_text()) == summary
+    # --json is summary.json plus the run read under other tools' definitions, per level
+    assert set(summary["definitions"]) == {"c=1", "c=2"}
+    assert set(summary["definitions"]["c=1"]) == {"tokcheck", "vllm-bench", "guidellm", "aiperf"}
+    assert summary["definitions_sources"]["vllm-bench"]["version"] == "vLLM 0.32.0"
+    stored = {k: v for k, v in summary.items() if not k.startswith("definitions")}
+    assert json.loads((out / "summary.json").read_text()) == stored
     for f in out.iterdir():
         assert "sk-secret-xyz" not in f.read_text()
 
