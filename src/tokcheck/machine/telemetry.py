@@ -359,14 +359,20 @@ class GpuSampler:
         self._run_dir = Path(run_dir)
         self.start()
 
-    def _read_energy(self) -> dict[int, int | None] | None:
-        """The energy counters now, or ``None`` when the source has none."""
+    @property
+    def energy_gpus(self) -> list[int] | None:
+        """The GPUs whose energy is summed (``None``: every GPU), chosen when sampling started."""
+        return self._energy_gpus
+
+    def read_energy(self) -> dict[int, int | None] | None:
+        """NVML's total-energy counters now (mJ by GPU index), or ``None`` when the source has
+        none (no GPU, or a sample source without the counter)."""
         read = getattr(self._session, "energy_mj", None) if self.available else None
         return read() if read is not None else None
 
     def before_level(self, label: str) -> None:
         self._level_start[label] = time.perf_counter_ns()
-        energy = self._read_energy()
+        energy = self.read_energy()
         if energy is not None:
             self._level_energy[label] = (time.perf_counter_ns(), energy)
 
@@ -379,7 +385,7 @@ class GpuSampler:
             return {"gpu": {"available": self.available, "reason": "level start not seen"}}
         out = self.summary(self.samples_between(t0, time.perf_counter_ns()))
         start = self._level_energy.pop(label, None)
-        after = self._read_energy() if start is not None else None
+        after = self.read_energy() if start is not None else None
         if start is not None and after is not None:
             t1 = time.perf_counter_ns()
             if counted_tokens is None and self._run_dir is not None:
