@@ -76,7 +76,7 @@ def test_markdown_summary(run):
 def test_html_is_self_contained(run):
     page = render_html([run], bound={"hard_tok_s": 500.0, "realistic_tok_s": 350.0,
                                      "bytes_per_token": 6.8e6, "context_tokens": 160})
-    assert page.count('src="data:image/png;base64,') == 5   # throughput, TTFT, ITL, timeline, bound
+    assert page.count('src="data:image/png;base64,') == 6   # throughput, interactivity, TTFT, ITL, timeline, bound
     assert "http://" not in page.replace("http://127.0.0.1:8000", "")   # nothing to fetch
     assert "no GPU telemetry in this run" in page
 
