@@ -9,7 +9,8 @@ Run: ``python tests/scripted_server.py --tokenizer PATH [--port 0]``; it prints
 
 Timing: every chunk of a request is scheduled against an absolute deadline,
 ``t_recv + ttft_ms + j · tokens_per_chunk · itl_ms`` for chunk j (t_recv: the request fully
-read), so lateness never accumulates; actual lateness is in ``/_stats``. With
+read, or with ``max_running`` N the moment one of the N slots freed for it: a server at
+capacity queues the rest), so lateness never accumulates; actual lateness is in ``/_stats``. With
 ``events_per_write`` E > 1, events are written E at a time in one ``write`` (at the deadline of
 the group's first event), as a loaded server does: the client reads them together. Output tokens are
 words that are one token each in the given tokenizer, so the true token count is exact.
@@ -48,6 +49,7 @@ DEFAULT_SCRIPT: dict = {
     "fault_every": 1,         # fault on requests n with n % fault_every == 0 (n from 0)
     "fault_after_chunks": 2,  # mid-stream faults strike after this many chunks
     "keep_open": False,       # ignore "Connection: close" (client must find the end itself)
+    "max_running": None,      # serve at most this many streams at once; the rest queue (a capacity)
 }
 
 FAULTS = (
@@ -65,6 +67,7 @@ class State:
         self.script = dict(DEFAULT_SCRIPT)
         self.count = 0
         self.stats: list[dict] = []
+        self.slots: asyncio.Semaphore | None = None
 
 
 def _json_response(status: int, obj, close: bool = True) -> bytes:
@@ -263,6 +266,10 @@ async def handle(state: State, reader: asyncio.StreamReader, writer: asyncio.Str
                 api = "chat" if "chat" in path else "completions"
                 if not body.get("stream"):
                     writer.write(_json_response(400, {"error": {"message": "only streaming"}}, close))
+                elif state.slots is not None:
+                    async with state.slots:  # at capacity the request waits for a slot
+                        await stream(state, writer, body, api, time.perf_counter_ns(), close)
+                        await writer.drain()
                 else:
                     await stream(state, writer, body, api, t_recv, close)
                     if state.script["keep_open"] and close:
@@ -284,6 +291,8 @@ async def handle(state: State, reader: asyncio.StreamReader, writer: asyncio.Str
             elif path == "/_script" and method == "POST":
                 state.script = {**DEFAULT_SCRIPT, **json.loads(raw or b"{}")}
                 state.count = 0
+                n = state.script["max_running"]
+                state.slots = asyncio.Semaphore(int(n)) if n else None
                 writer.write(_json_response(200, state.script, close))
             elif path == "/_stats":
                 writer.write(_json_response(200, state.stats, close))

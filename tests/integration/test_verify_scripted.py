@@ -89,7 +89,7 @@ def test_compare_and_report_on_real_runs(server, tiny_tokenizer, tmp_path, scrip
     assert gen[0] == pytest.approx(200, rel=0.1) and gen[1] == pytest.approx(100, rel=0.1)
 
     page = render_html([scripted_run, slow])
-    assert page.count('src="data:image/png;base64,') == 5       # no GPU plot, no bound: said why
+    assert page.count('src="data:image/png;base64,') == 6       # + the interactivity curve; no GPU plot, no bound: said why
     csv_rows = render_csv([scripted_run]).splitlines()
     assert len(csv_rows) == 1 + len(scripted_run.requests)
     assert main(["report", str(scripted_run.path), "--claim", CLAIM.format(v=600),
