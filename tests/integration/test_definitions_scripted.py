@@ -43,7 +43,7 @@ def test_three_tokens_per_chunk_vllm_itl_is_per_chunk_and_tokchecks_per_token(se
     assert d["guidellm"]["tpot_ms"] == pytest.approx(ttft_plus, rel=0.02) and d["guidellm"]["tpot_ms"] > 5
     assert d["aiperf"]["tpot_ms"] is None  # AIPerf has no TPOT
     # every tool counts 30 tokens per request here (usage = tokenizer = 30; 10 events of 3)
-    assert {d[t]["output_tokens"] for t in d} == {90.0}
+    assert {d[t]["output_tokens"] for t in d} == {30.0}
     # throughput windows: vLLM's equals tokcheck's (first send → last end); GuideLLM's opens at
     # the first token (a TTFT of 20 ms later) and closes at the last one; AIPerf's closes at the
     # last token (the same read as the end of the stream, when [DONE] came with it)
@@ -95,3 +95,17 @@ def test_verify_with_claim_tool_reads_the_run_as_the_tool_does(server, tiny_toke
     assert traps["closed vs open loop"] == "pass"             # --max-concurrency 1, closed like the run
     assert traps["usage-based vs tokenizer counts"] == "pass"
     assert set(v["definitions"]) == {"tokcheck", "vllm-bench", "guidellm", "aiperf"}
+
+
+def test_whose_token_counts(server, tiny_tokenizer, tmp_path):
+    # no usage sent, 3 tokens per event: GuideLLM counts one token per streamed line (10), the
+    # others the tokenizer's 30
+    server.script(ttft_ms=20, itl_ms=2, tokens_per_chunk=3, usage="absent")
+    d = definitions(_run(server, tiny_tokenizer, tmp_path / "absent"))
+    assert d["guidellm"]["output_tokens"] == 10 and d["tokcheck"]["output_tokens"] == 30
+    assert d["vllm-bench"]["output_tokens"] == 30 and d["aiperf"]["output_tokens"] == 30
+    # usage off by 5: vLLM and GuideLLM take the server's 35, AIPerf its tokenizer's 30
+    server.script(ttft_ms=20, itl_ms=2, usage="wrong", usage_off_by=5)
+    d = definitions(_run(server, tiny_tokenizer, tmp_path / "wrong"))
+    assert d["vllm-bench"]["output_tokens"] == 35 and d["guidellm"]["output_tokens"] == 35
+    assert d["aiperf"]["output_tokens"] == 30 and d["tokcheck"]["output_tokens"] == 35

@@ -54,7 +54,8 @@ from tokcheck.record.store import Run
 
 NS_PER_MS = 1_000_000
 
-#: The metrics every tool's reading gives (``None`` where a tool has no such figure).
+#: The metrics every tool's reading gives (``None`` where a tool has no such figure); times in ms,
+#: speeds in tok/s, ``output_tokens`` the tool's count of one request's output tokens (median).
 KEYS = ("ttft_ms", "tpot_ms", "itl_ms", "e2e_latency_ms", "generation_tok_s", "e2e_tok_s",
         "output_throughput_tok_s", "output_tokens")
 
@@ -284,7 +285,7 @@ def read_level(requests: Sequence[RequestRecord], tool: Tool, api: str = "comple
         for key in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_latency_ms", "generation_tok_s", "e2e_tok_s"):
             per_round[key].append(_round_statistic(tool, key, vals))
         tokens = [v["tokens"] for v in vals if v.get("tokens") is not None]
-        per_round["output_tokens"].append(float(sum(tokens)) if tokens else None)
+        per_round["output_tokens"].append(stats.median(tokens))
         window = tool.window(in_round, vals)
         per_round["output_throughput_tok_s"].append(
             metrics.output_throughput_tok_s(tokens, *window) if window and tokens else None)

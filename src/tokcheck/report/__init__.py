@@ -145,6 +145,13 @@ def _verdict_html(verdict: Any) -> str:
         parts.append(f'<tr><td>{c.number}</td><td>{_e(c.name)}</td><td class="{c.status}">{c.status}</td>'
                      f"<td>{ev}</td></tr>")
     parts.append("</table>")
+    if getattr(verdict, "traps", None):
+        parts.append("<h3>Known traps of the claim's tool</h3><table><tr><th>trap</th><th>status</th>"
+                     "<th>evidence</th></tr>")
+        for t in verdict.traps:
+            parts.append(f'<tr><td>{_e(t.name)}</td><td class="{t.status}">{t.status}</td>'
+                         f"<td>{'<br>'.join(_e(x) for x in t.evidence)}</td></tr>")
+        parts.append("</table>")
     for s in verdict.symptoms:
         parts.append(f"<h3>Symptom: {_e(s.symptom)}</h3><ul>"
                      + "".join(f"<li>{_e(x)}</li>" for x in s.evidence) + "</ul><ol>"

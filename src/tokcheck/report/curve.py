@@ -95,14 +95,17 @@ def interactivity_curve(runs: list[Run], verdict: Any = None) -> tuple[str, byte
         ax.plot(xs, ys, "o-", color=f"C{i}", label=r.name if len(runs) > 1 else "levels")
         for p in pts:
             ax.annotate(p["label"], (p["x"], p["y"]), textcoords="offset points", xytext=(4, 4), fontsize=8)
-    for mark in claim_marks(verdict, runs[0]) if runs else []:
+    marks = claim_marks(verdict, runs[0]) if runs else []
+    xmax = max([p["x"] for _, pts in series for p in pts] + [m["value"] for m in marks if m["axis"] == "x"])
+    ymax = max([p["y"] for _, pts in series for p in pts] + [m["value"] for m in marks if m["axis"] == "y"])
+    for mark in marks:
         if mark["axis"] == "x":
             ax.axvline(mark["value"], color="tab:red", linestyle="--", linewidth=1.4, label=mark["label"])
         else:
             ax.axhline(mark["value"], color="tab:red", linestyle="--", linewidth=1.4, label=mark["label"])
     ax.set_xlabel("tok/s per user (generation tok/s per request, 1/TPOT)")
     ax.set_ylabel("output tok/s per GPU" if per_gpu else "output tok/s per server (no GPU count)")
-    ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8, loc="upper right")
+    ax.set_xlim(0, xmax * 1.15 or 1)
+    ax.set_ylim(0, ymax * 1.2 or 1)
+    ax.legend(fontsize=8, loc="best")
     return "Interactivity: tok/s per user vs throughput per GPU", _png(plt, fig)
