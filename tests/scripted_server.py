@@ -87,6 +87,13 @@ def _event(obj) -> bytes:
     return _chunk(b"data: " + json.dumps(obj).encode() + b"\n\n")
 
 
+def _content_text(content) -> str:
+    """A chat message's text: a string, or the ``text`` parts of a list of content parts."""
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return content or ""
+
+
 def _rst(writer: asyncio.StreamWriter) -> None:
     sock = writer.get_extra_info("socket")
     if sock is not None:
@@ -147,7 +154,7 @@ async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close
     if fault == "stall_before_headers":
         await asyncio.sleep(3600)
         return
-    max_tokens = int(body.get("max_tokens") or 16)
+    max_tokens = int(body.get("max_tokens") or body.get("max_completion_tokens") or 16)
     n_out = int(sc["output_tokens"] or max_tokens)
     stop_reason = "length"
     if sc["eos_after"] is not None and sc["eos_after"] < n_out:
@@ -231,7 +238,7 @@ async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close
     if include_usage and sc["usage"] != "absent":
         # counted only now, off the request's critical path (intake time is in every TTFT)
         prompt = body.get("prompt") if api == "completions" else " ".join(
-            m.get("content", "") for m in body.get("messages", []))
+            _content_text(m.get("content")) for m in body.get("messages", []))
         n_prompt = state.tok.count(prompt or "") + int(sc["prompt_off_by"])
         reported = n_out + (int(sc["usage_off_by"]) if sc["usage"] == "wrong" else 0)
         writer.write(_event({**base, "object": obj_kind, "choices": [], "usage": {
