@@ -11,8 +11,11 @@ The metrics are tokcheck's own (``docs/measurement.md``):
 - ``e2e_ms`` (``e2e_latency_ms``): send → end of stream.
 
 A request **meets** an objective when it succeeded and its value is within the limit; a failed
-request meets none, and a request whose value is undefined (TPOT or ITL when every token came in
-one read) does not meet that objective — nothing shows it was fast enough. **Goodput** counts the
+request meets none. A request whose every token came in one read has no TPOT or ITL; it counts as
+0 ms there (as ``vllm bench serve``'s goodput counts a TPOT it cannot compute): no token came later
+than the first, so none waited after it, and the wait is all in its TTFT, which the TTFT objective
+judges. (On vLLM for the CPU a short answer often arrives in one read: counting those requests as
+missing a TPOT objective would call a fast server slow.) **Goodput** counts the
 requests that meet every objective: requests per second (``goodput_rps``, vLLM's and DistServe's
 "request goodput") and their output tokens per second (``goodput_tok_s``), over the same window
 as the level's throughput. A **level meets** the SLO when, for every objective, the level's value
@@ -137,11 +140,22 @@ def parse_slo(text: str) -> Slo:
 def request_values(objective: Objective, request: Any) -> list[float]:
     """The values of ``objective``'s metric for one successful request (duck-typed
     :class:`tokcheck.record.schema.RequestRecord`): one value, every token's ITL for
-    ``itl_ms``, or none when undefined."""
+    ``itl_ms``; ``[0.0]`` for TPOT or ITL when every token came in the first read (module doc);
+    none when undefined otherwise."""
     if objective.metric == "itl_ms":
-        return metrics.itl_ms(request.chunks)
-    v = getattr(request, SLO_METRICS[objective.metric])
-    return [] if v is None else [float(v)]
+        vals = metrics.itl_ms(request.chunks)
+    else:
+        v = getattr(request, SLO_METRICS[objective.metric])
+        vals = [] if v is None else [float(v)]
+    if not vals and objective.metric in ("tpot_ms", "itl_ms") and _one_read(request):
+        return [0.0]
+    return vals
+
+
+def _one_read(request: Any) -> bool:
+    """Every output token of the request arrived in its first token-carrying read."""
+    chunks = metrics.merge_reads(getattr(request, "chunks", None) or [])[0]
+    return getattr(request, "t_first_ns", None) is not None and len(chunks) <= 1
 
 
 def request_meets(objective: Objective, request: Any) -> bool:
