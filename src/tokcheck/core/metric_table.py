@@ -204,7 +204,7 @@ METRICS: tuple[Metric, ...] = (
            "goodput (requests meeting every SLO objective ÷ the throughput window)",
            from_level=_slo_figure("goodput_rps"), shown_in=frozenset({"bench", "report", "compare"}),
            digits=2, only_when_set=True),
-    Metric("goodput_tok_s", "goodput tokens", "tok/s", "level", True, "no SLO given (bench --slo)",
+    Metric("goodput_tok_s", "token goodput", "tok/s", "level", True, "no SLO given (bench --slo)",
            "goodput in tokens (output tokens of requests meeting every SLO objective ÷ the window)",
            from_level=_slo_figure("goodput_tok_s"), shown_in=frozenset({"bench", "report", "compare"}),
            only_when_set=True),
