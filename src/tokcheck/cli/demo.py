@@ -260,7 +260,7 @@ def run_llama_cpp(args: argparse.Namespace) -> int:
                               rounds=args.rounds, threads=args.threads,
                               quality_tokens=args.quality_tokens, progress=say,
                               on_server=on_server)
-    check_rows(comp.rows)
+    check_rows(comp.rows, args.input_len)
 
     console.rule("4/4  Side by side")
     runs = load_runs([d for r in comp.rows for d in r.run_dirs.values()])

@@ -166,6 +166,26 @@ def decode_timings(text: str) -> list[tuple[float, int]]:
     return [(float(ms), int(n)) for ms, n in _EVAL.findall(text)]
 
 
+_PREFIX = re.compile(r"^Llama\.generate: (\d+) prefix-match hit, remaining (\d+) prompt tokens")
+_PROMPT_EVAL = re.compile(r"^llama_perf_context_print: prompt eval time =\s+[\d.]+ ms /\s+(\d+) "
+                          r"tokens")
+
+
+def prompt_token_counts(text: str) -> list[int]:
+    """The prompt length of each request, as llama.cpp counted it: ``prompt eval time = … / N
+    tokens``, plus the tokens a ``Llama.generate: A prefix-match hit, remaining N prompt tokens
+    to eval`` line says were reused from the previous prompt (llama-cpp-python 0.3.36, with
+    ``--verbose True``), in log order."""
+    out, reused = [], 0
+    for line in text.splitlines():
+        if m := _PREFIX.match(line):
+            reused = int(m.group(1))
+        elif m := _PROMPT_EVAL.match(line):
+            out.append(reused + int(m.group(1)))
+            reused = 0
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # Failed starts
 

@@ -55,6 +55,7 @@ class PrecisionRow:
     engine_decode_tok_s: float | None = None
     tokenizer_identical: bool | None = None
     exact_output_len: bool | None = None
+    server_prompt_tokens: list[int] = field(default_factory=list)
     tensor_types: dict[str, int] = field(default_factory=dict)
     run_dirs: dict[str, str] = field(default_factory=dict)
 
@@ -175,6 +176,12 @@ def make_ggufs(model_dir: str | Path, python: str | Path, dest: str | Path,
 # The run
 
 
+def _log_since(path: Path, offset: int) -> str:
+    with open(path, "rb") as f:
+        f.seek(offset)
+        return f.read().decode(errors="replace")
+
+
 def _engine_decode_tok_s(log_text: str) -> float | None:
     from tokcheck.engines.llama_cpp_log import decode_timings
 
@@ -210,6 +217,7 @@ def compare_precisions(model_dir: str | Path, out: str | Path, *, python: str | 
     from tokcheck.engines.base import ServeSettings
     from tokcheck.engines.lifecycle import serve
     from tokcheck.engines.llama_cpp import check_tokenizer
+    from tokcheck.engines.llama_cpp_log import prompt_token_counts
     from tokcheck.flows.pipeline import bench_served
     from tokcheck.machine.doctor import environment_report
     from tokcheck.machine.weights import audit_model_dir
@@ -240,19 +248,20 @@ def compare_precisions(model_dir: str | Path, out: str | Path, *, python: str | 
                 "tokenizer.json does")
             dirs = {}
             decode = None
-            log_before = server.log_path.stat().st_size
+            prompt_counts: list[int] = []
             for name, levels in (("single", [1]), ("concurrency", [concurrency])):
                 run_dir = out / prec.lower() / name
                 say(f"  bench {name}: concurrency {levels[0]}, {input_len} tokens in / "
                     f"{output_len} out, {rounds} rounds → {run_dir}")
+                log_before = server.log_path.stat().st_size
                 bench_served(server, run_dir, model_dir=model_dir, input_len=input_len,
                              output_len=output_len, concurrency=levels, rounds=rounds,
                              environment=environment)
                 dirs[name] = str(run_dir)
+                bench_log = _log_since(server.log_path, log_before)
+                prompt_counts += prompt_token_counts(bench_log)
                 if name == "single":
-                    with open(server.log_path, "rb") as f:
-                        f.seek(log_before)
-                        decode = _engine_decode_tok_s(f.read().decode(errors="replace"))
+                    decode = _engine_decode_tok_s(bench_log)
             say(f"  quality: greedy, {len(TEXT_PROMPTS)} prompts × {quality_tokens} tokens")
             outputs = greedy_outputs(server.url, "tiny-llama", max_tokens=quality_tokens,
                                      extra=server.request_fields)
@@ -280,6 +289,7 @@ def compare_precisions(model_dir: str | Path, out: str | Path, *, python: str | 
             mean_abs_logprob_diff=q["mean_abs_logprob_diff"], engine_decode_tok_s=decode,
             tokenizer_identical=tok["identical"] == tok["texts"],
             exact_output_len=all(_exact_lengths(Path(d), output_len) for d in dirs.values()),
+            server_prompt_tokens=sorted(set(prompt_counts)),
             tensor_types=dict(audit.tensors_by_dtype), run_dirs=dirs))
     settings_used = {"engine": "llama.cpp", "threads": threads, "batch_size": batch_size,
                      "input_len": input_len, "output_len": output_len,
@@ -289,17 +299,23 @@ def compare_precisions(model_dir: str | Path, out: str | Path, *, python: str | 
                                settings=settings_used, out=str(out))
 
 
-def check_rows(rows: list[PrecisionRow]) -> None:
+def check_rows(rows: list[PrecisionRow], input_len: int | None = None) -> None:
     """Raise if a row lacks what the comparison rests on (used by the demo before it prints).
 
     Raises:
-        TokcheckError: a precision whose tokenizer differs or whose outputs were not of the
-            exact length asked for (its speed would not compare).
+        TokcheckError: a precision whose tokenizer differs, whose server counted other prompt
+            lengths than ``input_len``, or whose outputs were not of the exact length asked for
+            (its speed would not compare).
     """
     for r in rows:
+        if input_len is not None and r.server_prompt_tokens and \
+                r.server_prompt_tokens != [input_len]:
+            raise TokcheckError(f"the {r.precision} server counted prompts of "
+                                f"{r.server_prompt_tokens} tokens, not {input_len}")
         if r.tokenizer_identical is False:
             raise TokcheckError(f"the {r.precision} server tokenizes differently from "
                                 "tokenizer.json: its token counts cannot be trusted")
         if r.exact_output_len is False:
             raise TokcheckError(f"the {r.precision} server did not return exactly the asked "
                                 "number of output tokens")
+
