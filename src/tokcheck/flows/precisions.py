@@ -91,16 +91,28 @@ class PrecisionComparison:
 # What the numbers mean (pure)
 
 
-def speed_vs_bytes(rows: list[PrecisionRow]) -> list[str]:
+def speed_vs_bytes(rows: list[PrecisionRow], cache_bytes: int | None = None) -> list[str]:
     """Sentences that compare each quantized row with the first (F16): how many times fewer
     bytes per token it reads, how many times faster it generated — as the client measured it
     and as llama.cpp timed its own decode — and how closely speed followed bytes
     (``log(speed ratio) / log(bytes ratio)``: 100 % = speed grew exactly as bytes shrank, 0 % =
-    not at all). Pure."""
+    not at all); what the server around llama.cpp adds per token; and, with ``cache_bytes``
+    (the CPU's last-level cache), whether the weights fit in it — then they are read from the
+    cache, not from memory, and bytes bound the speed only loosely. Pure."""
     if not rows:
         return []
     ref = rows[0]
     out = []
+    if cache_bytes and max(r.file_bytes for r in rows) <= cache_bytes:
+        out.append(f"Every file fits in this CPU's last-level cache ({cache_bytes / 2**20:,.0f} "
+                   "MiB): decoding reads the weights from the cache, not from memory, so the "
+                   "bytes per token bound the speed only loosely here; a model larger than the "
+                   "cache (or a GPU reading HBM) follows them more closely.")
+    if ref.generation_tok_s and ref.engine_decode_tok_s:
+        extra = 1000 / ref.generation_tok_s - 1000 / ref.engine_decode_tok_s
+        out.append(f"The HTTP server and Python around llama.cpp add {extra:.2f} ms per token "
+                   f"({ref.precision}: {1000 / ref.engine_decode_tok_s:.2f} ms in llama.cpp, "
+                   f"{1000 / ref.generation_tok_s:.2f} ms seen by the client).")
     for r in rows[1:]:
         if not r.file_bytes or not ref.file_bytes:
             continue
@@ -295,8 +307,24 @@ def compare_precisions(model_dir: str | Path, out: str | Path, *, python: str | 
                      "input_len": input_len, "output_len": output_len,
                      "concurrency": concurrency, "rounds": rounds,
                      "quality_prompts": len(TEXT_PROMPTS), "quality_tokens": quality_tokens}
-    return PrecisionComparison(rows=rows, explanation=speed_vs_bytes(rows), quality=quality,
-                               settings=settings_used, out=str(out))
+    return PrecisionComparison(rows=rows, explanation=speed_vs_bytes(rows, last_level_cache_bytes()),
+                               quality=quality, settings=settings_used, out=str(out))
+
+
+def last_level_cache_bytes() -> int | None:
+    """Size of the CPU's largest cache (Linux sysfs ``cpu0/cache/index*/size``, e.g.
+    ``491520K``), None where unreadable."""
+    sizes = []
+    for d in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"):
+        try:
+            text = (d / "size").read_text().strip()
+        except OSError:
+            continue
+        unit = {"K": 1024, "M": 2**20, "G": 2**30}.get(text[-1:].upper(), 1)
+        digits = text[:-1] if text[-1:].isalpha() else text
+        if digits.isdigit():
+            sizes.append(int(digits) * unit)
+    return max(sizes) if sizes else None
 
 
 def check_rows(rows: list[PrecisionRow], input_len: int | None = None) -> None:
