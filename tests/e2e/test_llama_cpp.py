@@ -25,7 +25,7 @@ from tokcheck.record.store import load_run, read_requests
 
 pytestmark = pytest.mark.e2e
 
-INPUT_LEN, OUTPUT_LEN, QUALITY_TOKENS = 32, 16, 64
+INPUT_LEN, OUTPUT_LEN, QUALITY_TOKENS = 32, 32, 64
 
 
 def _llama_servers_on_port(port: int) -> list[int]:
@@ -76,8 +76,15 @@ def test_sizes_bits_and_memory_order_q4_k_m_below_q8_0_below_f16(demo):
         (16.01, 8.52, 5.35)
     assert q4["tensor_types"] == {"F32": 9, "Q4_K": 24, "Q6_K": 5}
     for r in rows.values():
-        assert r["ttft_ms"] > 0 and r["generation_tok_s"] > 0 and r["output_throughput_tok_s"] > 0
+        assert r["ttft_ms"] > 0 and r["output_throughput_tok_s"] > 0
         assert r["engine_decode_tok_s"] > 0
+        if r["generation_tok_s"] is None:
+            # On a loaded machine a whole stream can arrive in one read: bench then withholds
+            # TPOT for the level and says why (docs/measurement.md) rather than guess.
+            lv = load_run(r["run_dirs"]["single"]).levels[0]
+            assert "TPOT undefined" in lv.reason("generation_tok_s")
+        else:
+            assert r["generation_tok_s"] > 0
 
 
 def test_exact_input_and_output_lengths_and_the_tokenizer(demo, tiny_llama):

@@ -78,6 +78,11 @@ def _demo_engine(text: str) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.engine == "llama.cpp":
         return run_llama_cpp(args)
+    if args.json:
+        from tokcheck.errors import TokcheckError
+
+        raise TokcheckError("--json is the llama.cpp demo's (--engine llama.cpp); the vLLM demo "
+                            "writes its record to the run directories")
     if args.concurrency is None:
         args.concurrency = [2, 4, 8]
     return run_vllm(args)
