@@ -31,7 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "as GGUF F16, Q8_0 and Q4_K_M (quantized by llama.cpp itself), served in "
                     "turn, with file size, peak memory, TTFT, generation tok/s, throughput and "
                     "quality against F16 side by side (first time: llama.cpp is compiled, about "
-                    "8 minutes on 2 cores). Run directories go under --out.")
+                    "6 to 14 minutes on 2 cores). Run directories go under --out.")
     p.add_argument("--engine", default="vllm", type=_demo_engine, metavar="NAME",
                    help="vllm (default) or llama.cpp")
     p.add_argument("--out", help="folder for the run directories (default "

@@ -167,7 +167,7 @@ def llama_cpp_recipe(version: str = LLAMA_CPP_PYTHON_VERSION,
     return VenvRecipe(
         title="llama.cpp for the CPU (llama-cpp-python, compiled here)", label="llama.cpp",
         dist="llama-cpp-python", version=version, extras="[server]",
-        first_time="about 8 minutes on 2 cores: it compiles llama.cpp",
+        first_time="about 6 to 14 minutes on 2 cores: it compiles llama.cpp",
         pip_args=("--no-cache-dir",),
         pip_env=(("CMAKE_ARGS", cmake), ("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))),
         verify_code=VERIFY_CODE,
