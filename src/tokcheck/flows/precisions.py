@@ -147,7 +147,8 @@ def meaning() -> list[str]:
         "TTFT and gen. tok/s: medians of a single stream; gen. tok/s = 1/TPOT, the decode "
         "speed the client saw. engine tok/s: llama.cpp's own decode time from its log.",
         "output tok/s at concurrency: llama-cpp-python serves one request at a time (the "
-        "others queue), so it stays near the single-stream speed; TTFT grows with the queue.",
+        "others queue), so it does not rise above the single-stream speed; TTFT grows with "
+        "the queue.",
         "agreement: equal greedy tokens at equal positions against F16 (F16 against a second "
         "pass of itself: 1.0 means decoding is deterministic); first div.: the median position "
         "of the first different token; |Δlogprob|: how far the probability the model gives "
