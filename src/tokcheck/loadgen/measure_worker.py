@@ -114,6 +114,11 @@ class MeasureWorker:
                 continue
             return kind, value
 
+    @property
+    def pid(self) -> int | None:
+        """The worker process's id (for the client's CPU accounting)."""
+        return self._proc.pid
+
     def submit(self, meta: RequestMeta, ex: Exchange) -> None:
         """Hand over one finished request (never blocks the event loop)."""
         self._inbox.put(("req", meta, ex))

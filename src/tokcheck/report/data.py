@@ -130,7 +130,11 @@ def conditions_table(run: Run) -> list[tuple[str, str]]:
         add("tokenizer", f"{tok.source} (vocab {tok.vocab_size}, sha256 {str(tok.sha256)[:12]}…)")
     cl = c.client
     if cl is not None:
-        add("client", f"{cl.host}, Python {cl.python}, {cl.platform}")
+        add("client", f"{cl.host}, Python {cl.python}, {cl.platform}"
+            + (f", connections {cl.connections}" if cl.connections else ""))
+        if cl.ceiling is not None and cl.ceiling.tok_s:
+            add("client ceiling", f"numbers above {cl.ceiling.tok_s:,.0f} tok/s on this machine are client-bound "
+                f"(tokcheck probe, {cl.ceiling.measured_at})")
     gpus = c.environment.gpu_list() if c.environment is not None else None
     if gpus is not None:
         add("GPUs", ", ".join(str(g.name) for g in gpus) or "none (CPU)")
