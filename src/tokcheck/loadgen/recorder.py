@@ -13,8 +13,11 @@ response (HTTP/1.1 keep-alive) in a :class:`ConnectionPool` and sends the next r
 as ``vllm bench serve``'s aiohttp does; ``new`` opens one connection per request and asks the
 server to close it (``Connection: close``). Either way a connect happens before ``t_send`` and
 is therefore in the queue delay, not in TTFT. The end of a response is found by its framing
-(a cheap tail check for the last chunk of a chunked body, confirmed by a full framing parse;
-``Content-Length``), or by the server closing the connection. A request sent on a reused
+(a tail check for the last chunk of a chunked body — ``\r\n0\r\n\r\n``, one comparison per
+read; ``Content-Length``), or by the server closing the connection. The loop never parses a
+whole response: at 128 streams a full framing parse per response (~1.5 ms each, many ending
+together) stalled it for 100 ms and more (benchmarks/README.md). The measurement worker parses
+the framing fully afterwards, so a false end would be a recorded error, never a wrong number. A request sent on a reused
 connection that the server had closed meanwhile (nothing came back at all) is sent once more on
 a new connection.
 """
@@ -130,15 +133,16 @@ class _Recorder(asyncio.Protocol):
         self.size += len(data)
         mode = self.mode
         if mode == 1:
-            # The last chunk is "0\r\n\r\n" (no trailers from these servers); SSE data chunks
-            # end in "\n\r\n", so this test is almost always false and costs one comparison.
-            if data[-4:] == b"\r\n\r\n" or len(data) < 5:
-                tail = (self.tail + data)[-5:]
+            # The last chunk is "0\r\n\r\n" right after the previous chunk's CRLF (no trailers
+            # from these servers); SSE data chunks end in "\n\r\n", so this test is almost
+            # always false and costs one comparison.
+            if data[-4:] == b"\r\n\r\n" or len(data) < 7:
+                tail = (self.tail + data)[-7:]
                 self.tail = tail
-                if tail == b"0\r\n\r\n":
-                    self._confirm_chunked(t)
+                if tail == b"\r\n0\r\n\r\n":
+                    self._finish(t)
             else:
-                self.tail = data[-5:]
+                self.tail = data[-7:]
             return
         if mode == 2:
             if self.size >= self.need:
@@ -158,9 +162,9 @@ class _Recorder(asyncio.Protocol):
             self.keep = False
         if "chunked" in headers.get("transfer-encoding", "").lower():
             self.mode = 1
-            self.tail = buf[-5:]
-            if self.tail == b"0\r\n\r\n":
-                self._confirm_chunked(t)
+            self.tail = buf[-7:]
+            if self.tail == b"\r\n0\r\n\r\n":
+                self._finish(t)
         elif headers.get("content-length", "").isdigit():
             self.mode = 2
             self.need = he + int(headers["content-length"])
@@ -169,10 +173,6 @@ class _Recorder(asyncio.Protocol):
         else:
             self.mode = 3
             self.keep = False
-
-    def _confirm_chunked(self, t: int) -> None:
-        if wire.parse_response(self.reads).complete:
-            self._finish(t)
 
     def _finish(self, t: int) -> None:
         if self.t_end is None:
