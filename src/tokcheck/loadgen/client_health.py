@@ -21,6 +21,7 @@ summed per level as the mean wake-up latency and makes the level ``bound`` when 
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import threading
 import time
@@ -123,7 +124,18 @@ class ClientMonitor:
         self._handle = self._loop.call_later(HEARTBEAT_S, self._beat)
 
     async def watch(self, coro: Awaitable[T]) -> T:
-        """Run ``coro`` with the heartbeat going (it stops when ``coro`` ends)."""
+        """Run ``coro`` with the heartbeat going (it stops when ``coro`` ends) and Python's cyclic
+        garbage collector paused: a full collection over a run's objects held the loop for up to
+        ~150 ms at 128 streams (benchmarks/README.md); what it would free waits for the end."""
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return await self._watch(coro)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+
+    async def _watch(self, coro: Awaitable[T]) -> T:
         self._loop = asyncio.get_running_loop()
         self._tid = threading.get_native_id()
         if self._sched_fd is None:
