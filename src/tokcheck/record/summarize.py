@@ -51,9 +51,10 @@ def _warnings(lv: LevelSummary, ok: Sequence[RequestRecord]) -> list[str]:
                    "the offered load")
     out_len = lv.output_tokens
     if lv.early_stops and out_len is not None:
+        spread = f" ({out_len.min:,}–{out_len.max:,})" if out_len.min != out_len.max else ""
         out.append(f"{lv.early_stops} of {lv.requests_ok} requests delivered another output length than the "
-                   f"{out_len.requested} asked: {out_len.mean:,.0f} tokens on average ({out_len.min:,}–"
-                   f"{out_len.max:,}); the server did not force the length")
+                   f"{out_len.requested} asked: {out_len.mean:,.0f} tokens on average{spread}; the server did "
+                   "not force the length")
     diffs = [r.usage_difference for r in ok if r.usage_difference is not None and "usage_mismatch" in r.defects]
     if diffs:
         out.append(f"the server's usage.completion_tokens differs from the streamed count on {len(diffs)} "
