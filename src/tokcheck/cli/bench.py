@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from tokcheck.core.units import parse_count_list
 
@@ -49,8 +50,9 @@ def add_parser(subparsers) -> None:
                    help="judge each level by an SLO and report goodput: ttft_ms=500,tpot_ms=30 (also itl_ms, "
                         "e2e_ms; @p50/@p90/@p99 per objective, p99 by default) or an MLPerf preset such as "
                         "mlperf:llama3.1-8b-interactive")
-    p.add_argument("--json", action="store_true",
-                   help="print the summary as JSON, with the run read under other tools' definitions")
+    p.add_argument("--connections", choices=["reuse", "new"], default="reuse",
+                   help="reuse keep-alive connections (default) or open a new one per request")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON, with the run read under other tools' definitions")
     p.add_argument("--no-telemetry", action="store_true",
                    help="skip the server's /metrics scraping, GPU sampling and environment report")
     p.add_argument("--server-log", metavar="FILE", default=None,
@@ -77,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
             request_rate=args.request_rate, max_in_flight=args.max_in_flight, rounds=args.rounds,
             warmup=args.warmup, requests_per_round=args.requests_per_round, out=args.out,
             api_key=args.api_key or os.environ.get("OPENAI_API_KEY") or None, timeout_s=args.timeout,
-            temperature=args.temperature, seed=args.seed, slo=args.slo,
+            temperature=args.temperature, seed=args.seed, slo=args.slo, connections=args.connections,
         )
     except ValidationError as err:
         first = err.errors()[0]
@@ -94,12 +96,24 @@ def run(args: argparse.Namespace) -> int:
 
         extra.update(conditions_from_server_log(args.server_log))
         hooks.append(ServerLogHook(args.server_log))
-    if args.json:
-        summary = run_bench(config, conditions_extra=extra, hooks=hooks)
-        print(_json_with_definitions(summary, summary_json(summary)))
-        return 0
-    with LiveProgress(config) as live:
-        summary = run_bench(config, progress=live.update, conditions_extra=extra, hooks=hooks)
+    if config.out is None:  # named here, so that a Ctrl-C can say where the partial record is
+        from tokcheck.loadgen.bench import _default_out
+
+        config.out = str(_default_out(config))
+    try:
+        if args.json:
+            summary = run_bench(config, conditions_extra=extra, hooks=hooks)
+            print(_json_with_definitions(summary, summary_json(summary)))
+            return 0
+        with LiveProgress(config) as live:
+            summary = run_bench(config, progress=live.update, conditions_extra=extra, hooks=hooks)
+    except KeyboardInterrupt:
+        from pathlib import Path
+
+        if (Path(config.out) / "run.json").exists():
+            print(f"Interrupted: the partial record is in {config.out} (summary.json covers the requests "
+                  "that completed).", file=sys.stderr)
+        raise
     render_summary(summary)
     from tokcheck.cli.telemetry_view import render_telemetry
 

@@ -95,8 +95,26 @@ def render_summary(summary: Summary, console: Console | None = None) -> None:
     def share(value: float | None) -> str:
         return "n/a" if value is None else f"{value:.0%}"
 
-    rows = [("requests ok / failed", lambda lv: f"{lv.requests_ok} / {lv.requests_failed}")]
+    any_open = any(lv.request_rate is not None for lv in summary.levels)
+
+    def out_len(lv) -> str:
+        o = lv.output_tokens
+        if o is None:
+            return "n/a"
+        return f"{o.mean:,.0f}" + (f" ({o.min:,}–{o.max:,})" if o.min != o.max else "")
+
+    def client(lv) -> str:
+        c = lv.client
+        if c is None:
+            return "n/a"
+        lag = f"lag p99 {c.loop_lag_ms.p99:.1f} ms" if c.loop_lag_ms is not None else "lag n/a"
+        return ("BOUND, " if c.bound else "ok, ") + lag
+
+    rows = [("requests ok / failed", lambda lv: f"{lv.requests_ok} / {lv.requests_failed}"),
+            ("output tokens (mean)", out_len)]
     for m in shown_for("bench", summary.levels):
+        if m.open_only and not any_open:
+            continue
         rows.append((_title(m.label, m.unit), median(m.name, m.digits)))
         if "p99" in m.extras:
             rows.append((_title(m.label, m.unit, "p99"), p99(m.name, m.digits)))
@@ -108,6 +126,7 @@ def render_summary(summary: Summary, console: Console | None = None) -> None:
     rows += [
         ("tokens in coalesced reads", lambda lv: share(lv.coalesced_token_share)),
         ("TPOT undefined (1 read)", lambda lv: f"{lv.tpot_undefined_requests} / {lv.requests_ok}"),
+        ("client", client),
     ]
     for title, cell in rows:
         table.add_row(title, *(cell(lv) for lv in summary.levels))
@@ -118,13 +137,17 @@ def render_summary(summary: Summary, console: Console | None = None) -> None:
             notes.append("errors: " + ", ".join(f"{k} × {v}" for k, v in sorted(lv.errors.items())))
         if lv.defects:
             notes.append("defects: " + ", ".join(f"{k} × {v}" for k, v in sorted(lv.defects.items())))
-        if lv.early_stops:
-            notes.append(f"{lv.early_stops} request(s) stopped before the asked output length")
+        if lv.early_stops and not lv.warnings:
+            notes.append(f"{lv.early_stops} request(s) delivered another output length than asked")
         if lv.tpot_ms is None and lv.tpot_ms_reason and lv.requests_ok:
             notes.append(f"TPOT / generation tok/s: {lv.tpot_ms_reason}")
+        notes.extend(lv.warnings)
         if notes:
             console.print(f"[yellow]{lv.label}[/]: " + "; ".join(notes))
     _render_workload_notes(summary, console)
+    if lv_ceiling := next((lv.client.ceiling_tok_s for lv in summary.levels
+                           if lv.client is not None and lv.client.ceiling_tok_s), None):
+        console.print(f"Numbers above {lv_ceiling:,.0f} tok/s on this machine are client-bound (tokcheck probe).")
     if summary.interrupted:
         console.print("[yellow]interrupted: the summary covers the requests that completed[/]")
     console.print("Medians are the median of per-round medians after dropping the highest and lowest round; "

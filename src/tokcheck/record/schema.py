@@ -81,7 +81,10 @@ class RequestRecord(BaseModel):
     prompt_index: int | None = Field(None, description="index of its prompt in the run's prompt list")
     t_due_ns: int | None = Field(None, description="when the schedule wanted it sent (open loop), ns")
     t_send_ns: int | None = Field(None, description="when its bytes were written, ns")
-    t_first_ns: int | None = Field(None, description="arrival of the first read carrying an output token, ns")
+    t_first_ns: int | None = Field(None, description="arrival of the first read carrying an output token "
+                                                     "(any channel, reasoning included), ns")
+    t_first_answer_ns: int | None = Field(None, description="arrival of the first read carrying a token of the "
+                                                            "answer (every channel but reasoning), ns")
     t_last_ns: int | None = Field(None, description="arrival of the last read carrying an output token, ns")
     t_end_ns: int | None = Field(None, description="end of the stream, ns")
     chunks: list[tuple[int, int]] = Field(
@@ -89,10 +92,19 @@ class RequestRecord(BaseModel):
         description="[arrival ns, output tokens] per token-carrying read (older records: per SSE event)")
     chunk_events: list[int] | None = Field(
         None, description="SSE events in each chunk (parallel to ``chunks``; > 1: they arrived in one read)")
-    n_out: int | None = Field(None, description="output tokens that arrived (usage count, else tokenizer)")
-    n_out_source: str | None = Field(None, description="where ``n_out`` came from: ``usage`` or ``tokenizer``")
-    n_out_usage: int | None = Field(None, description="the server's usage.completion_tokens, tokens")
+    n_out: int | None = Field(None, description="output tokens that arrived: the model tokenizer's count of "
+                                                "what was streamed on every channel (older records: usage)")
+    n_out_source: str | None = Field(None, description="where ``n_out`` came from: ``tokenizer`` "
+                                                       "(older records: ``usage``)")
+    n_out_usage: int | None = Field(None, description="the server's usage.completion_tokens, tokens (a cross-check)")
     n_out_tokenizer: int | None = Field(None, description="the model tokenizer's count of the streamed text, tokens")
+    usage_difference: int | None = Field(None, description="usage.completion_tokens − the tokenizer's count, tokens")
+    tokens_by_channel: dict[str, int] = Field(
+        default_factory=dict,
+        description="output tokens per channel (``text``, ``content``, ``reasoning``, ``tool_calls``)")
+    reasoning_tokens: int | None = Field(None, description="output tokens on the reasoning channel (counted)")
+    reasoning_tokens_usage: int | None = Field(
+        None, description="the server's usage.completion_tokens_details.reasoning_tokens")
     n_prompt_usage: int | None = Field(None, description="the server's usage.prompt_tokens, tokens")
     n_first: int | None = Field(None, description="tokens in the first token-carrying read")
     empty_choice_ns: list[int] | None = Field(
@@ -108,14 +120,36 @@ class RequestRecord(BaseModel):
     error: ErrorInfo | None = Field(None, description="why it failed; None for a successful request")
     defects: list[str] = Field(default_factory=list,
                                description="protocol defects seen (``missing_usage``, ``usage_mismatch``, …)")
-    early_stop: bool = Field(False, description="fewer (or more) output tokens than asked")
-    ttft_ms: float | None = Field(None, description="TTFT = t_first − t_send, ms")
-    ttft_from_due_ms: float | None = Field(None, description="t_first − t_due, ms (open loop)")
+    early_stop: bool = Field(False, description="fewer (or more) output tokens arrived than asked")
+    latency_from: str = Field("send", description="where the headline TTFT and E2E start: ``send``, or "
+                                                  "``due`` (open loop: the scheduled send time)")
+    ttft_ms: float | None = Field(None, description="TTFT = t_first − t_start (t_start: t_send, or t_due in an "
+                                                    "open loop), ms")
+    ttft_from_send_ms: float | None = Field(None, description="t_first − t_send, ms")
+    ttft_from_due_ms: float | None = Field(None, description="t_first − t_due, ms")
+    ttfo_ms: float | None = Field(None, description="time to first output of the answer = t_first_answer − "
+                                                    "t_start, ms (reasoning excluded)")
     tpot_ms: float | None = Field(None, description="TPOT = (t_last − t_first) / (n_out − n_first), ms per token")
-    e2e_latency_ms: float | None = Field(None, description="E2E latency = t_end − t_send, ms")
+    e2e_latency_ms: float | None = Field(None, description="E2E latency = t_end − t_start, ms")
+    e2e_latency_from_send_ms: float | None = Field(None, description="t_end − t_send, ms")
     generation_tok_s: float | None = Field(None, description="1 / TPOT, tokens/s")
-    e2e_tok_s: float | None = Field(None, description="n_out / (t_end − t_send), tokens/s")
+    e2e_tok_s: float | None = Field(None, description="n_out / (t_end − t_start), tokens/s")
     queue_delay_ms: float | None = Field(None, description="t_send − t_due, ms")
+    client_marks: list[str] = Field(
+        default_factory=list,
+        description="stamps the client cannot vouch for: ``ttft``, ``tpot``, ``e2e`` (its event loop "
+                    "stalled around them), ``ttft_below_floor`` (a TTFT below the client's own floor)")
+    stamp_uncertainty_ms: float | None = Field(
+        None, description="how late any of its stamps may be because the client's event loop stalled, ms")
+    stamp_delay_ms: float | None = Field(
+        None, description="median of (client stamp − server write) over its chunks, where the server (on this "
+                          "machine) wrote its own clock into them, ms")
+    stamp_delay_max_ms: float | None = Field(None, description="the largest such delay, ms")
+    no_token_chunks: int = Field(0, description="data chunks without a choice (metadata, usage only)")
+
+    def trusted(self, mark: str | None) -> bool:
+        """Whether the client vouches for the stamps behind ``mark`` (``ttft``, ``tpot``, ``e2e``)."""
+        return mark is None or mark not in self.client_marks
 
     @property
     def ok(self) -> bool:
@@ -321,6 +355,65 @@ class MetricStat(BaseModel):
     n: int = 0
 
 
+class LengthStat(BaseModel):
+    """Lengths in tokens over a level's successful measured requests: what actually arrived
+    (output) or was read (input), beside what was ``requested``. ``source``: ``tokenizer``
+    (counted here) or ``usage`` (the server's ``prompt_tokens``)."""
+
+    mean: float
+    median: float
+    min: int
+    max: int
+    n: int
+    requested: int | None = None
+    source: str | None = None
+
+
+class Quantiles(BaseModel):
+    """p50, p99 and max of a client-side delay, ms."""
+
+    p50: float
+    p99: float
+    max: float
+
+
+class ClientHealth(BaseModel):
+    """How healthy the client was while it measured a level (``docs/measurement.md``, "The
+    client's own health"). ``bound``: true when the client, not the server, limited the numbers
+    (``reasons`` says why); then verify and the report name the client as the cause.
+
+    Attributes:
+        loop_lag_ms: lateness of a heartbeat on the recorder's event loop (every 2 ms), ms.
+        heartbeats: heartbeats taken; ``stalls``: those late by more than the stall threshold
+            beyond the time the thread waited for a CPU (the client's own stalls).
+        cpu_percent: CPU time of the client processes (event loop process and measurement
+            worker) ÷ wall time, percent of one core.
+        loop_thread_cpu_percent: the event-loop thread's CPU time ÷ wall time, percent.
+        run_queue_wait_percent: time the event-loop thread was ready but waited for a CPU ÷
+            wall time, percent (Linux ``schedstat``; None elsewhere).
+        wakeup_latency_ms: that wait per time it was scheduled, ms (Linux).
+        stamp_delay_ms: client stamp − server write, where a server on this machine wrote its
+            own clock into its chunks; p50 of the requests' medians, p99 and max of their maxima.
+        untrusted_requests: successful requests with a client mark (``client_marks``).
+        ceiling_tok_s: this machine's client ceiling from ``tokcheck probe``, when known.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    loop_lag_ms: Quantiles | None = None
+    heartbeats: int = 0
+    stalls: int = 0
+    cpu_percent: float | None = None
+    loop_thread_cpu_percent: float | None = None
+    run_queue_wait_percent: float | None = None
+    wakeup_latency_ms: float | None = None
+    stamp_delay_ms: Quantiles | None = None
+    untrusted_requests: int = 0
+    ceiling_tok_s: float | None = None
+    bound: bool = False
+    reasons: list[str] = Field(default_factory=list)
+
+
 @dataclass(frozen=True)
 class Figure:
     """A level's value of one metric, whatever its kind: ``value`` (the rounds' trimmed median),
@@ -399,6 +492,11 @@ class _LevelSummaryBase(BaseModel):
     slo: SloResult | None = Field(None, description="the level under the run's SLO (bench --slo)")
     ci95: dict[str, list[float]] | None = Field(
         None, description="metric → [low, high], 95 % confidence interval across rounds (core/confidence.py)")
+    output_tokens: LengthStat | None = Field(None, description="output tokens that arrived per request")
+    input_tokens: LengthStat | None = Field(None, description="prompt tokens per request")
+    client: ClientHealth | None = Field(None, description="the client's own health during the level")
+    warnings: list[str] = Field(default_factory=list,
+                                description="what makes the level's numbers doubtful, in words")
 
     @property
     def level(self) -> Level:
@@ -486,10 +584,12 @@ class Endpoint(_Section):
 
 
 class ServerInfo(_Section):
-    """The server's own answers: ``/version`` and the ids of ``/v1/models``."""
+    """The server's own answers: ``/version``, the ids of ``/v1/models`` and the
+    ``max_model_len`` it states there for the model (tokens)."""
 
     version: str | None = None
     models: list[str | None] | None = None
+    max_model_len: int | None = None
 
 
 class TokenizerIdentity(_Section):
@@ -513,6 +613,10 @@ class Workload(_Section):
     prompts: int | None = Field(None, description="prompts built")
     output_forcing: str | None = Field(None, description="parameters that forced the output length")
     output_forcing_rejected: list[str] | None = None
+    output_forcing_held: bool | None = Field(
+        None, description="every successful request delivered the asked output length (judged by what arrived)")
+    output_tokens_delivered: dict[str, Number] | None = Field(
+        None, description="output tokens that arrived over the run: mean, min, max")
     temperature: float | None = None
     seed: int | None = None
     prompt_tokens_check: PromptTokensCheck | None = None
@@ -528,13 +632,26 @@ class Load(_Section):
     requests_per_round: list[int] | int | None = Field(None, description="per level (older runs: one number)")
 
 
+class ClientCeiling(_Section):
+    """This machine's client ceiling, measured by ``tokcheck probe`` (``tokcheck.loadgen.probe``)."""
+
+    tok_s: float | None = Field(None, description="highest aggregate output throughput the client measured, tok/s")
+    at_concurrency: int | None = None
+    ttft_error_ms: float | None = Field(None, description="median TTFT error at that rung, ms")
+    ttft_floor_ms: float | None = Field(None, description="the smallest TTFT this client can see, ms")
+    measured_at: str | None = Field(None, description="UTC, ISO 8601")
+    machine: str | None = Field(None, description="the machine key it was stored under")
+
+
 class ClientInfo(_Section):
     host: str | None = None
     python: str | None = None
     platform: str | None = None
     http: str | None = None
+    connections: str | None = Field(None, description="``reuse`` (keep-alive) or ``new`` (one per request)")
     event_loop: str | None = None
     pid: int | None = None
+    ceiling: ClientCeiling | None = None
 
 
 class EngineReport(_Section):

@@ -71,12 +71,40 @@ LEVEL_COLUMNS = (
     ("failed", lambda lv: lv.requests_failed),
     ("early stops", lambda lv: lv.early_stops),
     *_metric_columns(),
+    ("output tokens (mean)", lambda lv: lv.output_tokens.mean if lv.output_tokens is not None else None),
+    ("client-bound", lambda lv: None if lv.client is None else ("yes" if lv.client.bound else "no")),
 )
 
+#: Titles of the columns of metrics shown only where a run has an open-loop level.
+_OPEN_ONLY_TITLES = frozenset(t for m in shown_in("report") if m.open_only
+                              for t in [with_unit(f"{m.label} median", m.unit)]
+                              + [with_unit(f"{m.label} {x}", m.unit) for x in m.extras])
 
-def level_columns(levels: list[Any]) -> tuple[tuple[str, Any], ...]:
-    """:data:`LEVEL_COLUMNS` for these levels (metrics shown only when set left out when unset)."""
-    return (*LEVEL_COLUMNS[:3], *_metric_columns(levels))
+
+def level_columns(runs: list[Run]) -> tuple:
+    """:data:`LEVEL_COLUMNS` for these runs: metrics shown only when set left out when no level
+    has them (goodput without an SLO, energy without a GPU), open-loop metrics only where a level
+    is open."""
+    levels = [lv for r in runs for lv in r.levels]
+    cols = (*LEVEL_COLUMNS[:3], *_metric_columns(levels), *LEVEL_COLUMNS[3 + len(_metric_columns()):])
+    if any(lv.request_rate is not None for lv in levels):
+        return cols
+    return tuple(c for c in cols if c[0] not in _OPEN_ONLY_TITLES)
+
+
+def level_notes(runs: list[Run]) -> list[str]:
+    """What makes a level's numbers doubtful (its ``warnings``, the client-bound reasons among
+    them), and this machine's client ceiling where a run recorded one."""
+    out: list[str] = []
+    for r in runs:
+        prefix = f"{r.name}: " if len(runs) > 1 else ""
+        cl = r.conditions.client
+        if cl is not None and cl.ceiling is not None and cl.ceiling.tok_s:
+            out.append(f"{prefix}numbers above {cl.ceiling.tok_s:,.0f} tok/s on this machine are client-bound "
+                       f"(tokcheck probe, {cl.ceiling.measured_at})")
+        for lv in r.levels:
+            out.extend(f"{prefix}{lv.level.name}: {w}" for w in lv.warnings)
+    return out
 
 
 def _level_name(lv: Any) -> str:
@@ -266,13 +294,14 @@ def render_html(runs: list[Run], verdict: Any = None, bound: dict | None = None,
     body.append("<h2>Evidence receipt</h2>")
     body.append(_receipt_html(runs))
     body.append("<h2>Results per level</h2>")
+    cols = level_columns(runs)
     for r in runs:
-        cols = level_columns(r.levels)
         head = "".join(f"<th>{_e(c[0])}</th>" for c in cols)
         rows = "".join(f"<tr><td>{_e(_level_name(lv))}</td>"
                        + "".join(f'<td class="num">{_e(_num(fn(lv)))}</td>' for _, fn in cols)
                        + "</tr>" for lv in r.levels)
         body.append(f"<p><b>{_e(r.name)}</b></p><table><tr><th>level</th>{head}</tr>{rows}</table>")
+    body.extend(f'<p class="note">{_e(n)}</p>' for n in level_notes(runs))
     body.append("<p><small>Medians are the rounds' trimmed median (each round's median, highest and "
                 "lowest round dropped); spread is max − min of all rounds' medians. TTFT = first "
                 "token − send; generation tok/s = 1/TPOT (TTFT excluded).</small></p>")
@@ -319,10 +348,10 @@ def render_markdown(runs: list[Run], verdict: Any = None, bound: dict | None = N
         for c in verdict.checks:
             out.append(f"| {c.number} | {c.name} | {c.status} | {'; '.join(c.evidence).replace('|', '/')} |")
         out.append("")
+    cols = level_columns(runs)
     for r in runs:
         out += [f"## {r.name}", "", "| condition | value |", "|---|---|"]
         out += [f"| {k} | {str(v).replace('|', '/')} |" for k, v in conditions_table(r)]
-        cols = level_columns(r.levels)
         out += ["", "| level | " + " | ".join(c[0] for c in cols) + " |", "|---|" + "---|" * len(cols)]
         for lv in r.levels:
             out.append(f"| {_level_name(lv)} | " + " | ".join(_num(fn(lv)) for _, fn in cols) + " |")
@@ -333,6 +362,9 @@ def render_markdown(runs: list[Run], verdict: Any = None, bound: dict | None = N
             out.append(f"| {_level_name(lv)} | " + " | ".join(_fmt_range(lv.figure(m.name).ci95) for m in CI_METRICS)
                        + " |")
         out.append("")
+    notes = level_notes(runs)
+    if notes:
+        out += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
     notes = itl_notes(runs)
     if notes:
         out += ["## Inter-token latency", ""] + [f"- {n}" for n in notes] + [""]
