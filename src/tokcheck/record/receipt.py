@@ -59,6 +59,26 @@ def digest_of(receipt: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _levels_client_health(run_dir: Path) -> dict[str, Any] | None:
+    """Each level's client health from ``summary.json`` (bench writes it per level): whether the
+    client limited the numbers, why, and its event-loop lag p99 in ms."""
+    path = Path(run_dir) / "summary.json"
+    if not path.is_file():
+        return None
+    try:
+        levels = json.loads(path.read_text(encoding="utf-8")).get("levels") or []
+    except (OSError, ValueError):
+        return None
+    out = {}
+    for lv in levels:
+        c = lv.get("client") if isinstance(lv, dict) else None
+        if c:
+            lag = (c.get("loop_lag_ms") or {}).get("p99")
+            out[str(lv.get("label"))] = {"bound": c.get("bound"), "reasons": c.get("reasons") or [],
+                                         "loop_lag_p99_ms": lag}
+    return out or None
+
+
 def reproducible_conditions(run_dir: Path) -> dict[str, Any]:
     """The conditions of ``run.json`` that make the run reproducible (module doc). A section the
     run did not record is ``None`` with ``<section>_reason``."""
@@ -90,10 +110,10 @@ def reproducible_conditions(run_dir: Path) -> dict[str, Any]:
     out["precision"] = raw.get("precision_report", {}).get("verdict") if raw.get("precision_report") else None
     client = dict(raw.get("client") or {})
     out["client"] = client or None
-    health = raw.get("client_health") or client.get("health")
+    health = raw.get("client_health") or client.get("health") or _levels_client_health(run_dir)
     out["client_health"] = health
     if health is None:
-        out["client_health_reason"] = "bench recorded no client health in run.json"
+        out["client_health_reason"] = "bench recorded no client health (summary.json levels' `client`)"
     out["quality"] = raw.get("quality")
     if out["quality"] is None:
         out["quality_reason"] = "no quality probe in run.json"
