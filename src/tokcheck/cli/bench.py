@@ -52,6 +52,14 @@ def add_parser(subparsers) -> None:
                         "mlperf:llama3.1-8b-interactive")
     p.add_argument("--connections", choices=["reuse", "new"], default="reuse",
                    help="reuse keep-alive connections (default) or open a new one per request")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="send the load from N processes, each with its own event loop (closed loop: the "
+                        "concurrency is split; open loop: the arrival schedule); one merged run directory")
+    p.add_argument("--ray", metavar="auto|ADDRESS", default=None,
+                   help="place the --workers as Ray actors on a Ray cluster (auto: the cluster of this host, "
+                        "else a local one; or the head's host:port); needs tokcheck[ray]")
+    p.add_argument("--ray-node", metavar="IP[,IP…]", default=None,
+                   help="with --ray: the node (IP or node id) of each worker in turn (default: spread)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON, with the run read under other tools' definitions")
     p.add_argument("--no-telemetry", action="store_true",
                    help="skip the server's /metrics scraping, GPU sampling and environment report")
@@ -96,10 +104,22 @@ def run(args: argparse.Namespace) -> int:
 
         extra.update(conditions_from_server_log(args.server_log))
         hooks.append(ServerLogHook(args.server_log))
+    distributed = args.workers != 1 or args.ray is not None
+    if args.workers < 1:
+        raise TokcheckError("--workers must be at least 1")
+    if args.ray_node and args.ray is None:
+        raise TokcheckError("--ray-node needs --ray")
     if config.out is None:  # named here, so that a Ctrl-C can say where the partial record is
         from tokcheck.loadgen.bench import _default_out
 
         config.out = str(_default_out(config))
+    if distributed:
+        from tokcheck.loadgen.workers import run_bench_workers
+
+        nodes = [x.strip() for x in args.ray_node.split(",") if x.strip()] if args.ray_node else None
+
+        def run_bench(config, **kw):  # noqa: F811 - the same call, from several workers
+            return run_bench_workers(config, workers=args.workers, ray_address=args.ray, ray_nodes=nodes, **kw)
     try:
         if args.json:
             summary = run_bench(config, conditions_extra=extra, hooks=hooks)

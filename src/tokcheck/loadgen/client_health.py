@@ -256,3 +256,55 @@ def client_health(raw: dict[str, Any] | None, records: list[RequestRecord], leve
     health.bound = bool(reasons)
     health.reasons = reasons
     return health
+
+
+def merge_raw(raws: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several workers' :meth:`ClientMonitor.end_level` figures as one: heartbeat lags pooled,
+    stalls and CPU (percent of one core, every worker's processes) summed, and the event-loop
+    thread's CPU share, run-queue wait and wake-up latency of the worst loop (one loop that
+    could not keep up is enough to doubt its stamps)."""
+    def worst(key: str) -> float | None:
+        vals = [r[key] for r in raws if r.get(key) is not None]
+        return max(vals) if vals else None
+
+    cpu = [r["cpu_percent"] for r in raws if r.get("cpu_percent") is not None]
+    return {"lags_ns": [x for r in raws for x in r.get("lags_ns", [])],
+            "stalls": sum(int(r.get("stalls", 0)) for r in raws),
+            "cpu_percent": sum(cpu) if cpu else None,
+            "loop_thread_cpu_percent": worst("loop_thread_cpu_percent"),
+            "run_queue_wait_percent": worst("run_queue_wait_percent"),
+            "wakeup_latency_ms": worst("wakeup_latency_ms")}
+
+
+def workers_health(per_worker: list[tuple[int, dict[str, Any] | None, list[RequestRecord], LevelSummary]],
+                   records: list[RequestRecord], level: LevelSummary,
+                   ceiling_tok_s: float | None = None) -> ClientHealth:
+    """A level's client health when several load workers measured it (bench ``--workers`` /
+    ``--ray``): each worker's own :func:`client_health` (its raw figures, its records, its own
+    share of the level summarised, and this machine's one-process ceiling from ``tokcheck
+    probe`` against *its* throughput), and the figures of :func:`merge_raw` over all of them.
+
+    ``per_worker``: ``(worker index, raw figures or None when it was lost, its records, its
+    records summarised)``. ``bound`` when any worker was bound or the whole level's marked share
+    is above :data:`UNTRUSTED_MAX_SHARE`; ``reasons`` name the worker. The per-worker healths
+    are kept under ``workers`` (``[{"worker": i, "bound", "reasons", …}]``).
+    """
+    raws = [raw for _, raw, _, _ in per_worker if raw is not None]
+    merged = client_health(merge_raw(raws) if raws else None, records, level, None)
+    reasons = [r for r in merged.reasons if r.startswith("the client could not vouch")]
+    detail = []
+    for index, raw, recs, summary in per_worker:
+        own = client_health(raw, recs, summary, ceiling_tok_s)
+        reasons += [f"worker {index}: {r}" for r in own.reasons]
+        detail.append({"worker": index, "bound": own.bound, "reasons": own.reasons,
+                       "loop_lag_ms": own.loop_lag_ms.model_dump() if own.loop_lag_ms else None,
+                       "stalls": own.stalls, "cpu_percent": own.cpu_percent,
+                       "loop_thread_cpu_percent": own.loop_thread_cpu_percent,
+                       "wakeup_latency_ms": own.wakeup_latency_ms,
+                       "output_throughput_tok_s": summary.figure("output_throughput_tok_s").value,
+                       "lost": raw is None})
+    merged.ceiling_tok_s = ceiling_tok_s
+    merged.reasons = reasons
+    merged.bound = bool(reasons)
+    merged.workers = detail  # type: ignore[attr-defined]  # ClientHealth keeps extra keys
+    return merged

@@ -31,12 +31,23 @@ class Planned:
 OnExchange = Callable[[Planned, "int | None", Exchange], None]
 
 
+async def _sleep_until(t_ns: int | None) -> None:
+    """Sleep until ``perf_counter_ns()`` reaches ``t_ns`` (at once for None or a past time)."""
+    if t_ns is None:
+        return
+    wait_ns = t_ns - perf_counter_ns()
+    if wait_ns > 0:
+        await asyncio.sleep(wait_ns / 1e9)
+
+
 async def run_closed(
     target: Target, planned: list[Planned], concurrency: int, timeout_s: float, on_exchange: OnExchange,
-    *, pool: ConnectionPool | None = None,
+    *, pool: ConnectionPool | None = None, start_at_ns: int | None = None,
 ) -> None:
     """Send ``planned`` with ``concurrency`` in flight; a request is due when a slot frees.
-    ``pool``: the connections to use (default: a new one per request)."""
+    ``pool``: the connections to use (default: a new one per request). ``start_at_ns``: begin
+    at this ``perf_counter_ns`` (several workers starting a level together), else at once."""
+    await _sleep_until(start_at_ns)
     it = iter(planned)
 
     async def worker() -> None:
@@ -58,11 +69,18 @@ async def run_open(
     max_in_flight: int | None = None,
     seed: int = 0,
     pool: ConnectionPool | None = None,
+    offsets_ns: list[int] | None = None,
+    t0_ns: int | None = None,
 ) -> None:
     """Send ``planned`` at Poisson arrival times at ``rate_per_s`` (open loop). With
     ``max_in_flight`` a due request waits for a free slot, and that wait is queue delay.
-    ``pool``: the connections to use (default: a new one per request)."""
-    offsets = poisson_offsets_ns(rate_per_s, len(planned), seed)
+    ``pool``: the connections to use (default: a new one per request). ``offsets_ns`` and
+    ``t0_ns``: a given schedule (request i due at ``t0_ns + offsets_ns[i]``, ``perf_counter_ns``;
+    a worker's share of a schedule split between workers) instead of drawing one from ``seed``
+    starting 1 ms from now."""
+    offsets = offsets_ns if offsets_ns is not None else poisson_offsets_ns(rate_per_s, len(planned), seed)
+    if len(offsets) != len(planned):
+        raise ValueError("one offset per planned request")
     sem = asyncio.Semaphore(max_in_flight) if max_in_flight else None
 
     async def one(p: Planned, t_due: int) -> None:
@@ -74,7 +92,7 @@ async def run_open(
         on_exchange(p, t_due, ex)
 
     tasks = []
-    t0 = perf_counter_ns() + 1_000_000
+    t0 = t0_ns if t0_ns is not None else perf_counter_ns() + 1_000_000
     try:
         for p, off in zip(planned, offsets):
             due = t0 + off

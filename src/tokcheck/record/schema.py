@@ -146,6 +146,9 @@ class RequestRecord(BaseModel):
                           "machine) wrote its own clock into them, ms")
     stamp_delay_max_ms: float | None = Field(None, description="the largest such delay, ms")
     no_token_chunks: int = Field(0, description="data chunks without a choice (metadata, usage only)")
+    worker: int | None = Field(
+        None, description="the load worker that sent it (bench --workers / --ray: its index in run.json "
+                          "``distributed.workers``); None in a single-process run")
 
     def trusted(self, mark: str | None) -> bool:
         """Whether the client vouches for the stamps behind ``mark`` (``ttft``, ``tpot``, ``e2e``)."""
@@ -806,4 +809,7 @@ class RunConditions(_Section):
     telemetry: Telemetry | None = None
     measurement_errors: list[str] | None = None
     slo: dict[str, Any] | None = Field(None, description="the SLO levels were judged by: spec, text, source")
+    distributed: dict[str, Any] | None = Field(
+        None, description="bench --workers / --ray: the load workers (host, pid, clock offset and its error "
+                          "bound), Ray's cluster, workers lost and why (docs/run-directory.md)")
     search: dict[str, Any] | None = Field(None, description="sweep --find-max: this run's step of the search")
