@@ -25,7 +25,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="where server.log goes (default runs/serve-<UTC time>)")
     p.add_argument("extra_args", nargs=argparse.REMAINDER,
                    help="after `--`: arguments passed to the engine as they are")
-    p.set_defaults(func=run)
+    from tokcheck.cli.serve_plan import add_plan_options, run_plan, wants_plan
+
+    add_plan_options(p)
+    p.set_defaults(func=lambda args: run_plan(args, config_from_args(args)) if wants_plan(args) else run(args))
 
 
 def add_serve_options(p: argparse.ArgumentParser) -> None:

@@ -1,0 +1,170 @@
+"""Serving past one node: the launch of vLLM on a Ray cluster with tensor parallel T × pipeline
+parallel P over N nodes (``tokcheck serve … --nodes N --dry-run``; README, "Past one machine").
+
+vLLM runs multi-node serving on Ray (its ``--distributed-executor-backend ray``): a Ray head on
+one node, a Ray worker on every other, each node seeing its own GPUs, then ``vllm serve`` on the
+head with ``--tensor-parallel-size T --pipeline-parallel-size P``; vLLM places the T × P ranks on
+the cluster's GPUs. vLLM's own guidance (its "distributed serving" docs): tensor parallel within
+a node (its all-reduce on every layer wants NVLink), pipeline parallel across nodes.
+:func:`plan_cluster` builds the commands, the environment each node needs and the memory budget
+per GPU, and refuses a plan that does not fit.
+
+The memory budget is :func:`tokcheck.core.roofline.memory_budget` over the T × P GPUs: the
+weights and the KV cache split T × P ways (tensor parallel splits each layer, pipeline parallel
+splits the layers), plus the per-GPU overhead it states (CUDA context, activations, the engine's
+workspace). The speed side (pipeline stages add no bandwidth to one stream, tensor parallel
+does) is the roofline's, used by ``tokcheck bound`` and ``claim`` (docs/guide.md).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from tokcheck.core.roofline import memory_budget
+from tokcheck.engines.base import ServeSettings
+from tokcheck.errors import TokcheckError
+
+GIB = 1024**3
+#: Ray's default GCS port (``ray start --head --port``).
+RAY_PORT = 6379
+
+
+@dataclass
+class ClusterPlan:
+    """The launch of one vLLM server over ``nodes`` nodes (commands as argv lists; never run
+    through a shell). ``env``: what every node exports before its ``ray start`` (the node's own
+    address in ``VLLM_HOST_IP`` is the placeholder ``NODE_IP``); ``budget``: the
+    per-GPU memory budget (None without a GPU); ``notes``: what the plan assumes."""
+
+    tensor_parallel: int
+    pipeline_parallel: int
+    nodes: int
+    gpus_per_node: int
+    head_command: list[str]
+    worker_command: list[str]
+    serve_argv: list[str]
+    env: dict[str, str]
+    budget: dict[str, Any] | None
+    notes: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        """The plan as a terminal shows it (``--dry-run``)."""
+        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items())
+        lines = [f"vLLM on Ray: tensor parallel {self.tensor_parallel} × pipeline parallel "
+                 f"{self.pipeline_parallel} = {self.tensor_parallel * self.pipeline_parallel} GPUs on "
+                 f"{self.nodes} node(s) of {self.gpus_per_node} GPUs",
+                 "(NODE_IP: each node's own address on the network between them)",
+                 "", "every node first:", f"  export {env}",
+                 "head node:", "  " + shlex.join(self.head_command)]
+        if self.nodes > 1:
+            lines += [f"each of the other {self.nodes - 1} node(s):", "  " + shlex.join(self.worker_command)]
+        lines += ["then, on the head node (`ray status` shows every GPU first):", "  " + shlex.join(self.serve_argv)]
+        if self.budget:
+            b = self.budget
+            lines += ["", f"memory per GPU ({b['gpu']}, {b['available_gib']:.1f} GiB usable at "
+                          f"gpu_memory_utilization {b['gpu_memory_utilization']}): weights "
+                          f"{b['weights_gib']:.2f} + KV cache {b['kv_cache_gib']:.2f} ({b['concurrency']} × "
+                          f"{b['max_model_len']:,} tokens) + overhead {b['overhead_gib']:.2f} = "
+                          f"{b['required_gib']:.2f} GiB: fits"]
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def plan_cluster(settings: ServeSettings, *, pipeline_parallel: int = 1, nodes: int = 1,
+                 gpus_per_node: int | None = None, model_spec=None, gpu=None, precision: str = "BF16",
+                 concurrency: int = 1, head_ip: str = "HEAD_IP", ray_port: int = RAY_PORT,
+                 ifname: str | None = None, vllm: str = "vllm") -> ClusterPlan:
+    """The launch of ``settings`` (a vLLM server) over ``nodes`` nodes with tensor parallel
+    ``settings.tensor_parallel_size`` (default 1) × ``pipeline_parallel``.
+
+    Args:
+        model_spec, gpu: the model (:class:`~tokcheck.core.catalog.ModelSpec`) and GPU
+            (:class:`~tokcheck.core.catalog.GpuSpec`) for the memory budget; without a GPU the
+            budget is left out (said in ``notes``).
+        precision: the weights' precision for the budget (``BF16``, ``FP8`` …).
+        concurrency: sequences of ``settings.max_model_len`` tokens the KV cache must hold.
+        head_ip, ray_port: the Ray head's address; ``ifname``: the network interface NCCL and
+            Gloo use between nodes (``NCCL_SOCKET_IFNAME``/``GLOO_SOCKET_IFNAME``).
+        vllm: the ``vllm`` command on the nodes.
+
+    Raises:
+        TokcheckError: sizes below 1; T × P not a whole number of GPUs per node; more GPUs than
+            the nodes have; no ``max_model_len`` with a GPU; a plan whose memory per GPU does
+            not fit (one line: the figures and what would fit).
+    """
+    tp = settings.tensor_parallel_size or 1
+    pp = pipeline_parallel
+    for name, v in (("--tensor-parallel-size", tp), ("--pipeline-parallel-size", pp), ("--nodes", nodes)):
+        if v < 1:
+            raise TokcheckError(f"{name} must be at least 1")
+    world = tp * pp
+    if gpus_per_node is None:
+        if world % nodes:
+            raise TokcheckError(f"tensor parallel {tp} × pipeline parallel {pp} = {world} GPUs do not split evenly "
+                                f"over {nodes} nodes: give --gpus-per-node")
+        gpus_per_node = world // nodes
+    if gpus_per_node < 1 or world > nodes * gpus_per_node:
+        raise TokcheckError(f"tensor parallel {tp} × pipeline parallel {pp} = {world} GPUs, but {nodes} node(s) of "
+                            f"{gpus_per_node} GPUs have {nodes * gpus_per_node}")
+    notes = []
+    if tp > gpus_per_node:
+        notes.append(f"tensor parallel {tp} spans nodes of {gpus_per_node} GPUs: its all-reduce on every layer "
+                     "crosses the network; vLLM advises tensor parallel within a node, pipeline parallel across")
+    if world < nodes * gpus_per_node:
+        notes.append(f"{nodes * gpus_per_node - world} GPU(s) of the cluster stay idle")
+
+    budget = None
+    if gpu is not None and model_spec is not None:
+        if settings.max_model_len is None:
+            raise TokcheckError("the memory budget needs --max-model-len (the KV cache each sequence holds)")
+        util = settings.gpu_memory_utilization or 0.9
+        m = memory_budget(model_spec, gpu, precision, settings.max_model_len, concurrency, util, world)
+        if m.fits is None:
+            notes.append(f"no memory budget: {m.reason}")
+        else:
+            per = {k: v / world / GIB for k, v in (("weights_gib", m.weights_bytes), ("kv_cache_gib", m.kv_cache_bytes),
+                                                    ("overhead_gib", m.overhead_bytes),
+                                                    ("required_gib", m.required_bytes),
+                                                    ("available_gib", m.available_bytes))}
+            budget = {"gpu": gpu.name, "gpus": world, "precision": m.precision, "max_model_len": m.max_model_len,
+                      "concurrency": m.concurrency, "gpu_memory_utilization": util, **per,
+                      "max_concurrent_seqs": m.max_concurrent_seqs, "min_gpus": m.min_tensor_parallel}
+            if not m.fits:
+                need = (f"needs {m.min_tensor_parallel} GPUs" if m.min_tensor_parallel
+                        else "does not fit on 64 GPUs")
+                raise TokcheckError(
+                    f"the plan does not fit: per GPU {per['weights_gib']:.1f} GiB weights + {per['kv_cache_gib']:.1f} GiB "
+                    f"KV cache + {per['overhead_gib']:.1f} GiB overhead = {per['required_gib']:.1f} GiB > "
+                    f"{per['available_gib']:.1f} GiB usable on {gpu.name} at gpu_memory_utilization {util} "
+                    f"(tensor parallel {tp} × pipeline parallel {pp}; at these lengths it {need})")
+    elif gpu is None:
+        notes.append("no --gpu given: the memory budget per GPU is not checked")
+
+    address = f"{head_ip}:{ray_port}"
+    env = {"VLLM_HOST_IP": "NODE_IP"}
+    if ifname:
+        env.update({"NCCL_SOCKET_IFNAME": ifname, "GLOO_SOCKET_IFNAME": ifname})
+    else:
+        notes.append("no --ifname: set NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME to the interface between the nodes "
+                     "when a node has more than one")
+    head = ["ray", "start", "--head", f"--node-ip-address={head_ip}", f"--port={ray_port}",
+            f"--num-gpus={gpus_per_node}", "--block"]
+    worker = ["ray", "start", f"--address={address}", "--node-ip-address=NODE_IP",
+              f"--num-gpus={gpus_per_node}", "--block"]
+    serve = [vllm, "serve", *serve_args(settings, pipeline_parallel=pp)]
+    return ClusterPlan(tp, pp, nodes, gpus_per_node, head, worker, serve, env, budget, notes)
+
+
+def serve_args(settings: ServeSettings, *, pipeline_parallel: int = 1) -> list[str]:
+    """The arguments of ``vllm serve`` (after ``serve``) for ``settings`` on Ray: what
+    :func:`tokcheck.engines.vllm.build_argv` passes, with ``--pipeline-parallel-size`` and
+    ``--distributed-executor-backend ray``."""
+    from tokcheck.engines.vllm import build_argv
+
+    argv = build_argv(settings, "python", settings.port or 8000)[3:]  # drop "python -m ENTRYPOINT"
+    if "--tensor-parallel-size" not in argv:
+        argv += ["--tensor-parallel-size", str(settings.tensor_parallel_size or 1)]
+    argv += ["--pipeline-parallel-size", str(pipeline_parallel), "--distributed-executor-backend", "ray"]
+    return argv
