@@ -135,6 +135,15 @@ def run(args: argparse.Namespace) -> int:
                   "that completed).", file=sys.stderr)
         raise
     render_summary(summary)
+    if distributed:
+        import json
+        from pathlib import Path
+
+        from tokcheck.loadgen.workers import describe_workers
+
+        line = describe_workers(json.loads((Path(summary.run_dir) / "run.json").read_text()))
+        if line:
+            print(line)
     from tokcheck.cli.telemetry_view import render_telemetry
 
     render_telemetry([(lv.label, lv.telemetry) for lv in summary.levels])
