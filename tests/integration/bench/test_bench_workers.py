@@ -152,3 +152,32 @@ def test_a_killed_worker_loses_nothing_it_completed(server, tiny_tokenizer, tmp_
     assert done_before - merged == {"cmpl-0"}  # only the coordinator's probe
     assert any(r.worker == 1 and r.round == 2 for r in recs)
     assert not any(r.round == 3 for r in recs)  # the run stopped after the round it lost a worker in
+
+
+def test_ctrl_c_with_workers_keeps_every_completed_request(server, tiny_tokenizer, tmp_path):
+    server.script(ttft_ms=20, itl_ms=10)  # ~0.2 s per request
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "tokcheck", "bench", "--url", server.url, "--model", "scripted",
+                             "--tokenizer", str(tiny_tokenizer), "--input-len", "20", "--output-len", "20",
+                             "--rounds", "1", "--requests-per-round", "200", "--concurrency", "4", "--workers", "2",
+                             "--no-telemetry", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # wait until the workers have finished some requests
+        if sum(1 for s in server.stats() if s["end_ns"]) >= 10:
+            break
+        time.sleep(0.1)
+    interrupted_at = time.perf_counter_ns()
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=90)
+    assert proc.returncode == 130, stderr
+    assert "Interrupted." in stderr and "Traceback" not in stderr
+    recs = read_requests(out)
+    assert 9 <= len(recs) < 201  # the server finished 10, one of them the probe
+    done_before = {s["id"] for s in server.stats() if s["end_ns"] and s["end_ns"] < interrupted_at - 50e6}
+    assert done_before - {r.response_id for r in recs} == {"cmpl-0"}
+    assert {r.worker for r in recs} == {0, 1}
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["interrupted"] is True
+    assert summary["levels"][0]["requests_ok"] == len([r for r in recs if not r.warmup])
+    assert json.loads((out / "run.json").read_text())["interrupted"] is True
