@@ -259,6 +259,11 @@ class _RayShard:
 
         return ray.get_runtime_context().get_node_id()
 
+    def remove_work(self) -> None:
+        """Remove this worker's folder (its file is merged by then; on another host nothing else
+        would)."""
+        shutil.rmtree(Path(self.shard.spec.requests_path).parent, ignore_errors=True)
+
 
 def _read_tail(path: str, offset: int, measure_pid: int | None) -> tuple[str, int]:
     """(A Ray task placed on a lost actor's node.) The rest of its file once its measurement
@@ -339,7 +344,8 @@ class RayWorker(_Handle):
         if self.lost is None:
             try:
                 self.call("close", timeout_s=60)
-            except WorkerLost:
+                ray.get(self._actor.remove_work.remote(), timeout=60)
+            except Exception:  # closing is best effort: the run is written by now
                 pass
         try:
             ray.kill(self._actor, no_restart=True)
@@ -515,6 +521,7 @@ def run_bench_workers(
                     h.node_id = h.where()
                 _clock_offset(h, me["boot_id"])
             except WorkerLost as err:
+                _forget(run_dir)
                 raise TokcheckError(f"load worker {h.index} did not start: {err}") from None
         start_s = time.monotonic() - t_start
 
@@ -713,6 +720,17 @@ def run_bench_workers(
                 print(f"tokcheck: load worker {h.index} did not close cleanly", file=sys.stderr)
         run_dir.close()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _forget(run_dir: RunDirectory) -> None:
+    """Undo an empty run directory (nothing was sent from it), so that the same ``--out`` can be
+    given again."""
+    try:
+        if run_dir.requests_path.stat().st_size == 0:
+            run_dir.requests_path.unlink()
+            run_dir.path.rmdir()  # only when nothing else is in it
+    except OSError:
+        pass
 
 
 def _round_worst_s(part: Part, timeout_s: float) -> float:
