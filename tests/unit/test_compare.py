@@ -67,7 +67,7 @@ def test_peak_gpu_memory_from_telemetry(tmp_path):
     a = _run(tmp_path, "a", telemetry=tel)
     b = _run(tmp_path, "b", telemetry={"gpu": {"available": True, "gpus": {"0": {"memory_used_peak_bytes": 20 * 2**30}}}})
     by = {r.metric: r for r in side_by_side([a, b]) if r.level == "concurrency 1"}
-    assert by["peak GPU memory"].values == [40.0, 20.0]
+    assert by["peak GPU memory"].values == [40 * 2**30 / 1e9, 20 * 2**30 / 1e9]  # GB
 
 
 def test_text_samples_side_by_side(tmp_path):

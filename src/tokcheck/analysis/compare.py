@@ -184,7 +184,7 @@ def side_by_side(runs: list[Run]) -> list[Row]:
             rows.append(Row(k, f"{m.label} p99", m.unit, [lv.figure(m.name).p99 for lv in lvs], none, none,
                             m.higher_is_better))
         peaks = [peak_gpu_memory_bytes(r, lv) for r, lv in zip(runs, lvs)]
-        rows.append(Row(k, "peak GPU memory", "GiB", [p / 2**30 if p is not None else None for p in peaks],
+        rows.append(Row(k, "peak GPU memory", "GB", [p / 1e9 if p is not None else None for p in peaks],
                         none, none, False))
         rows.append(Row(k, "errors", "requests", [lv.requests_failed for lv in lvs], none, none, False))
         rows.append(Row(k, "early stops", "requests", [lv.early_stops for lv in lvs], none, none, False))
@@ -227,7 +227,9 @@ def _fmt(v: Any, unit: str = "") -> str:
     if v is None:
         return "n/a"
     if isinstance(v, float):
-        s = f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
+        from tokcheck.core.units import fmt_number
+
+        s = fmt_number(v)
     else:
         s = str(v)
     return s

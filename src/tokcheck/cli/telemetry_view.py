@@ -23,6 +23,7 @@ def render_telemetry(levels: list[tuple[str, Any]], console: Any = None) -> None
     from rich.console import Console
     from rich.table import Table
 
+    from tokcheck.core.units import fmt_bytes
     from tokcheck.machine.telemetry import level_headline
     from tokcheck.record.schema import Telemetry
 
@@ -31,9 +32,7 @@ def render_telemetry(levels: list[tuple[str, Any]], console: Any = None) -> None
         return
     heads = [(label, level_headline(tele)) for label, tele in levels]
     rows = (
-        ("GPU memory peak", lambda h: _fmt(None if h["gpu_memory_used_peak_bytes"] is None
-                                           else h["gpu_memory_used_peak_bytes"] / 1024**3,
-                                           ".2f", " GiB")),
+        ("GPU memory peak", lambda h: fmt_bytes(h["gpu_memory_used_peak_bytes"])),
         ("GPU utilization mean", lambda h: _fmt(h["gpu_utilization_mean_pct"], ".0f", " %")),
         ("GPU throttling seen", lambda h: _fmt(h["gpu_throttling_seen"])),
         ("server generation tokens", lambda h: _fmt(h["server_generation_tokens"], ".0f")),

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tokcheck.analysis.verify.claim_bound import bound_for, claim_fields
+from tokcheck.core.units import fmt_number
 from tokcheck.errors import TokcheckError
 
 
@@ -66,7 +67,7 @@ def render(verdict) -> None:
     if verdict.metric_definition:
         con.print(f"[dim]metric: {verdict.metric_definition}[/]")
     if verdict.measured_rounds:
-        vals = ", ".join("n/a" if v is None else f"{v:.4g}" for v in verdict.measured_rounds)
+        vals = ", ".join("n/a" if v is None else fmt_number(v) for v in verdict.measured_rounds)
         con.print(f"[dim]per-round values: {vals}[/]")
     if verdict.claim_tool:
         _render_tool(verdict, con)
@@ -104,7 +105,7 @@ def _render_tool(verdict, con) -> None:
 
     tool = TOOLS[verdict.claim_tool]
     if verdict.measured_tokcheck is not None:
-        con.print(f"[dim]tokcheck's own reading of the same requests: {verdict.measured_tokcheck:.4g}[/]")
+        con.print(f"[dim]tokcheck's own reading of the same requests: {fmt_number(verdict.measured_tokcheck)}[/]")
     if verdict.definitions:
         t = Table(title=f"The level read under each tool's definitions ({tool.title}: {tool.version})",
                   title_justify="left")
@@ -112,7 +113,7 @@ def _render_tool(verdict, con) -> None:
         for name in verdict.definitions:
             t.add_column(TOOLS[name].title, justify="right")
         for key in KEYS:
-            t.add_row(key, *("n/a" if d.get(key) is None else f"{d[key]:,.4g}" for d in verdict.definitions.values()))
+            t.add_row(key, *("n/a" if d.get(key) is None else fmt_number(d[key]) for d in verdict.definitions.values()))
         con.print(t)
     icons = {"pass": "[green]pass[/]", "warn": "[yellow]warn[/]", "unknown": "[dim]unknown[/]"}
     con.print(f"\n[bold]Known traps of a claim made with {tool.title}[/]")

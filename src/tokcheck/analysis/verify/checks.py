@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tokcheck.core.metric_table import BY_CLAIM_NAME
+from tokcheck.core.units import fmt_bytes
 from tokcheck.record.schema import EngineReport, LevelSummary, ServeSettings, Workload
 from tokcheck.record.store import Run
 from tokcheck.analysis.verify.bursts import BURST_WARN_SHARE, burst_stats
@@ -146,7 +147,7 @@ def _check_gpu_busy(run: Run, level: LevelSummary | None) -> Check:
         if others:
             status = "fail"
             held = sum(int(p.used_memory_bytes or 0) for p in others)
-            ev.append(f"GPU {i}: {len(others)} processes held {held / 2**30:.1f} GiB before the run "
+            ev.append(f"GPU {i}: {len(others)} processes held {fmt_bytes(held)} before the run "
                       f"(run.json environment processes)")
             advice.append("stop the other processes on the GPU (nvidia-smi) and measure again")
         else:
