@@ -168,8 +168,8 @@ def run_vllm(args: argparse.Namespace) -> int:
     print_record(console, runs, conditions, args)
     console.print(load_note(startup_s), highlight=False)
     console.print("Next steps:", highlight=False)
-    for line in steps:
-        console.print(f"  {line}", highlight=False, markup=False)
+    for line in steps:  # soft wrap: a command stays one line to copy, however narrow the terminal
+        console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
     return 0
 
 
@@ -273,7 +273,7 @@ def print_record(console, runs, conditions: dict, args) -> None:
                     f"{args.output_len} out (medians of the rounds)", show_edge=False)
     for col in ("run", "conc.", "TTFT ms", "TPOT ms", "gen. tok/s", "output tok/s", "ok",
                 "failed"):
-        t.add_column(col, justify="right" if col != "run" else "left")
+        t.add_column(col, justify="right" if col != "run" else "left", no_wrap=col == "run")
     for name, summary in runs:
         for lv in summary.levels:
             thr = lv.output_throughput_tok_s
@@ -385,18 +385,18 @@ def comparison_rows(comp, long: bool = False) -> tuple[list[str], list[list[str]
     HTML report) and one row per precision."""
     c = comp.settings["concurrency"]
     if long:
-        cols = ["precision", "file MiB (bytes read per token)", "bits per weight",
-                "peak RSS MiB", "TTFT ms", "generation tok/s (client)",
+        cols = ["precision", "file MB (bytes read per token)", "bits per weight",
+                "peak RSS MB", "TTFT ms", "generation tok/s (client)",
                 "decode tok/s (llama.cpp's own)", f"output tok/s at concurrency {c}",
                 "token agreement with F16", "first divergence (median)",
                 "mean |Δlogprob| (nats)"]
     else:
-        cols = ["", "MiB", "bpw", "RSS MiB", "TTFT ms", "tok/s", "engine", f"c={c} tok/s",
+        cols = ["", "MB", "bpw", "RSS MB", "TTFT ms", "tok/s", "engine", f"c={c} tok/s",
                 "agree", "1st div", "|Δlp|"]
     rows = []
     for r in comp.rows:
-        rows.append([r.precision, _fmt(r.file_bytes / 2**20, 2), _fmt(r.bits_per_weight, 2),
-                     _fmt(r.peak_rss_bytes / 2**20 if r.peak_rss_bytes else None),
+        rows.append([r.precision, _fmt(r.file_bytes / 1e6, 2), _fmt(r.bits_per_weight, 2),
+                     _fmt(r.peak_rss_bytes / 1e6 if r.peak_rss_bytes else None),
                      _fmt(r.ttft_ms, 2), _fmt(r.generation_tok_s, 0),
                      _fmt(r.engine_decode_tok_s, 0), _fmt(r.output_throughput_tok_s, 0),
                      _fmt(r.token_agreement, 3),
@@ -419,7 +419,7 @@ def print_comparison(console, comp) -> None:
     for row in rows:
         t.add_row(*row)
     console.print(t)
-    console.print("MiB: file size (= bytes read per token); bpw: bits per weight; RSS: the "
+    console.print("MB: file size in 10⁶ bytes (= bytes read per token); bpw: bits per weight; RSS: the "
                   "server's peak resident memory; tok/s: generation tok/s of one stream "
                   "(1/TPOT), engine: llama.cpp's own decode speed; agree / 1st div / |Δlp|: "
                   "greedy tokens against F16.", highlight=False)

@@ -174,10 +174,10 @@ def foreign_bound_gpu(bound: dict | None, run: Run) -> str | None:
     return None if canonical(name) in {canonical(u) for u in used} else name
 
 
-def headline_rows(run: Run) -> dict[str, str]:
+def headline_rows(run: Run) -> dict[str, Any]:
     """A run's answer in a few cells: what it ran on, the engine and precision, one request's
     generation tok/s and TTFT (medians of the rounds), the highest aggregate output throughput
-    and the level it came at, and the requests that failed."""
+    and the level it came at, and the requests that failed; ``notes``: why a figure is n/a."""
     c = run.conditions
     er, pr = c.engine_report, c.precision_report
     engine = " ".join(x for x in ((er.engine if er else None), (er.version if er else None)) if x)
@@ -185,11 +185,16 @@ def headline_rows(run: Run) -> dict[str, str]:
     if not precision and er is not None and er.dtype:
         precision = er.dtype
     single = run.level_summary(Level.closed(1))
+    notes: list[str] = []
 
-    def fig(lv: Any, name: str, unit: str) -> str:
+    def fig(lv: Any, name: str, unit: str, label: str) -> str:
+        if lv is None:
+            return "not measured (no concurrency-1 level)"
         f = lv.figure(name)
         if f.value is None:
-            return f"n/a ({f.reason})" if f.reason else "n/a"
+            if f.reason:
+                notes.append(f"{run.name}: {label} n/a — {f.reason}")
+            return "n/a (see below)" if f.reason else "n/a"
         return f"{fmt_number(f.value)} {unit}"
 
     best = None
@@ -203,11 +208,12 @@ def headline_rows(run: Run) -> dict[str, str]:
         "run": run.name,
         "ran on": machine_text(run),
         "engine, precision": ", ".join(x for x in (engine, precision) if x) or "not recorded",
-        "one request: generation": fig(single, "generation_tok_s", "tok/s") if single else "no single-request level",
-        "one request: TTFT": fig(single, "ttft_ms", "ms") if single else "no single-request level",
+        "one request: generation": fig(single, "generation_tok_s", "tok/s", "one request's generation tok/s"),
+        "one request: TTFT": fig(single, "ttft_ms", "ms", "one request's TTFT"),
         "highest aggregate throughput": (f"{fmt_number(best[0])} tok/s at {_level_name(best[1])}"
                                          if best else "n/a"),
         "requests": f"{fmt_count(ok)} ok, {fmt_count(failed)} failed",
+        "notes": notes,
     }
 
 
@@ -218,13 +224,15 @@ def _headline_html(runs: list[Run], verdict: Any) -> str:
     if verdict is not None:
         parts.append(_verdict_line(verdict))
     rows = [headline_rows(r) for r in runs]
-    keys = [k for k in rows[0] if k != "run" or len(runs) > 1] if rows else []
+    keys = [k for k in rows[0] if k != "notes" and (k != "run" or len(runs) > 1)] if rows else []
     parts.append("<table><tr>" + "".join(f"<th>{_e(k)}</th>" for k in keys) + "</tr>")
     for row in rows:
+        # the headline figures large; words (n/a, not measured) at the table's size
         parts.append("<tr>" + "".join(
-            f'<td class="{"big" if k.startswith("one request") or k.startswith("highest") else ""}">'
+            f'<td class="{"big" if row[k][:1].isdigit() and k != "requests" else ""}">'
             f"{_e(row[k])}</td>" for k in keys) + "</tr>")
     parts.append("</table>")
+    parts.extend(f"<p><small>{_e(n)}</small></p>" for row in rows for n in row["notes"])
     hosts = sorted({r.conditions.client.host for r in runs if r.conditions.client and r.conditions.client.host})
     where = f" ({', '.join(hosts)})" if hosts else ""
     parts.append(f"<p><small>Measured on this machine{_e(where)}, at the load it had then: another machine, or "
