@@ -79,3 +79,42 @@ def test_live_steps_elsewhere_print_each_line():
         say(Step("  [2/2] verifying: import x"))
     assert con.export_text().splitlines() == ["  full log: /x/install.log", "  [1/2] pip install x==1",
                                               "  [2/2] verifying: import x"]
+
+
+def test_llama_cpp_comparison_fits_an_80_column_terminal():
+    """The demo's comparison is two tables that fit 80 columns (one table of 11 columns cut
+    every cell to "6…" there); each row keeps its figures whole."""
+    from tokcheck.cli.demo import print_comparison
+    from tokcheck.flows.precisions import PrecisionComparison, PrecisionRow
+
+    def row(p, size, bpw, rss, ttft, tok, eng, c4, agree, div, dlp):
+        return PrecisionRow(precision=p, file="f", file_bytes=size, bits_per_weight=bpw, verdict="v",
+                            peak_rss_bytes=rss, ttft_ms=ttft, generation_tok_s=tok, output_throughput_tok_s=c4,
+                            token_agreement=agree, first_divergence=div, mean_abs_logprob_diff=dlp,
+                            engine_decode_tok_s=eng)
+
+    # the figures of a real run of `tokcheck demo --engine llama.cpp` on this project's machine
+    rows = [row("F16", 6_961_024, 16.01, 131_330_048, 37.75, 1042.0, 2089.0, 787.0, 1.0, None, 0.0),
+            row("Q8_0", 3_763_072, 8.52, 127_500_288, 63.02, 753.0, 2398.0, 846.0, 0.988, 44, 0.0053),
+            row("Q4_K_M", 2_413_440, 5.35, 125_812_736, 60.43, 734.0, 2685.0, 569.0, 0.873, 36, 0.0276)]
+    comp = PrecisionComparison(rows=rows, explanation=[], quality={}, out="o",
+                               settings={"concurrency": 4, "threads": 1, "input_len": 256, "output_len": 128,
+                                         "quality_prompts": 8, "quality_tokens": 64})
+    con = Console(record=True, width=80)
+    print_comparison(con, comp)
+    text = con.export_text()
+    assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80
+    assert re.search(r"Q4_K_M │ 2\.41 │ +5\.35 │ +125\.8 │ 0\.873 │ +36 │ 0\.0276", text)
+    assert re.search(r"F16 +│ +37\.75 │ 1,042 │ +2,089 │ +787", text)
+
+
+def test_telemetry_counts_carry_thousands_separators():
+    from tokcheck.cli.telemetry_view import render_telemetry
+
+    tele = {"server_metrics": {"cross_check": {"server_generation_tokens": 3200, "counted_tokens": 3200,
+                                               "difference": 0, "match": True}}}
+    con = Console(record=True, width=100)
+    render_telemetry([("c=4", tele)], console=con)
+    text = con.export_text()
+    assert re.search(r"server generation tokens\s+│ 3,200", text)
+    assert re.search(r"tokens tokcheck counted\s+│ 3,200", text) and re.search(r"counts agree\s+│ yes", text)

@@ -49,7 +49,8 @@ def run_settings(run: Run) -> dict[str, Any]:
     dtype = serve.dtype or e.dtype
     spec = None
     if er is not None and er.model_fields_set & {"speculative_config", "speculative_decoding"}:
-        spec = not _is_off(er.speculative_config if er.speculative_config is not None else er.speculative_decoding)
+        off = _is_off(er.speculative_config if er.speculative_config is not None else er.speculative_decoding)
+        spec = None if off is None else not off  # both null: the engine did not say (llama.cpp)
     pc = e.enable_prefix_caching
     so = c.stream_options
     conc = load.concurrency if load.mode == "closed" else None
@@ -102,14 +103,22 @@ class Comparability:
 
     def to_dict(self) -> dict[str, Any]:
         return {"runs": self.names, "comparable": self.comparable, "verdict": self.verdict(),
-                "differ": {k: [_show(x) for x in v] for k, v in self.differ.items()},
+                "differ": {k: [_plain(x) for x in v] for k, v in self.differ.items()},
                 "unknown": self.unknown,
-                "settings": [{k: _show(v) for k, v in s.items()} for s in self.settings]}
+                "settings": [{k: _plain(v) for k, v in s.items()} for s in self.settings]}
+
+
+def _plain(v: Any) -> Any:
+    """A condition for JSON: tuples joined, everything else as it is (flags stay booleans)."""
+    return ",".join(map(str, v)) if isinstance(v, tuple) else v
 
 
 def _show(v: Any) -> Any:
+    """A condition as a person reads it: tuples joined, flags yes / no (never True / False)."""
     if isinstance(v, tuple):
         return ",".join(map(str, v))
+    if isinstance(v, bool):
+        return "yes" if v else "no"
     return v
 
 

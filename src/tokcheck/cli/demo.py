@@ -406,23 +406,29 @@ def comparison_rows(comp, long: bool = False) -> tuple[list[str], list[list[str]
 
 
 def print_comparison(console, comp) -> None:
+    """The side-by-side comparison as two tables that fit an 80-column terminal: what the file is
+    (size, bits, memory, quality against F16), then how fast it ran."""
     from rich.table import Table
 
     s = comp.settings
     cols, rows = comparison_rows(comp)
-    t = Table(title=f"the tiny Llama on llama.cpp, {s['threads']} thread(s): {s['input_len']} "
-                    f"tokens in / {s['output_len']} out; quality: {s['quality_prompts']} "
-                    f"prompts × {s['quality_tokens']} greedy tokens against F16",
-              show_edge=False, padding=(0, 1))
-    for c in cols:
-        t.add_column(c, justify="left" if not c else "right", no_wrap=True)
-    for row in rows:
-        t.add_row(*row)
-    console.print(t)
+    console.print(f"The tiny Llama on llama.cpp, {s['threads']} thread(s): {s['input_len']} tokens in / "
+                  f"{s['output_len']} out; quality: {s['quality_prompts']} prompts × "
+                  f"{s['quality_tokens']} greedy tokens against F16", highlight=False)
+    groups = (("File, memory, quality", ["", "MB", "bpw", "RSS MB", "agree", "1st div", "|Δlp|"]),
+              ("Speed", ["", "TTFT ms", "tok/s", "engine", cols[7]]))
+    for title, want in groups:
+        t = Table(title=title, show_edge=False, padding=(0, 1), title_justify="left")
+        idx = [cols.index(c) for c in want]
+        for i in idx:
+            t.add_column(cols[i], justify="left" if not cols[i] else "right", no_wrap=True)
+        for row in rows:
+            t.add_row(*(row[i] for i in idx))
+        console.print(t)
     console.print("MB: file size in 10⁶ bytes (= bytes read per token); bpw: bits per weight; RSS: the "
-                  "server's peak resident memory; tok/s: generation tok/s of one stream "
-                  "(1/TPOT), engine: llama.cpp's own decode speed; agree / 1st div / |Δlp|: "
-                  "greedy tokens against F16.", highlight=False)
+                  "server's peak resident memory; agree / 1st div / |Δlp|: greedy tokens against "
+                  "F16; tok/s: generation tok/s of one stream (1/TPOT), engine: llama.cpp's own "
+                  "decode speed.", highlight=False)
     for line in comp.explanation:
         console.print(line, highlight=False)
 
