@@ -118,3 +118,17 @@ def test_telemetry_counts_carry_thousands_separators():
     text = con.export_text()
     assert re.search(r"server generation tokens\s+│ 3,200", text)
     assert re.search(r"tokens tokcheck counted\s+│ 3,200", text) and re.search(r"counts agree\s+│ yes", text)
+
+
+def test_verify_table_reads_yes_no(tmp_path, capsys):
+    from rundirs import CPU_ENVIRONMENT, FULL_PRECISION_REPORT, VLLM_CPU_ENGINE_REPORT, write_run_dir
+    from tokcheck.cli import main
+
+    run = write_run_dir(tmp_path / "cpu", levels={1: {"ttft_ms": 10.0, "gen_tok_s": 300.0, "agg_tok_s": 280.0}},
+                        engine_report=VLLM_CPU_ENGINE_REPORT, precision_report=FULL_PRECISION_REPORT,
+                        environment=CPU_ENVIRONMENT)
+    assert main(["verify", "tiny-llama on vLLM 0.32.0, BF16, single request: 900 tok/s", "--run", str(run)]) == 0
+    out = capsys.readouterr().out
+    table = out[:out.index("NOT REPRODUCED")]
+    assert re.search(r"prefix_cache\s+│ —\s+│ (yes|no)\s", table)
+    assert not re.search(r"\b(None|True|False)\b", table)

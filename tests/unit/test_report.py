@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import csv
 import io
 
@@ -71,6 +73,7 @@ def test_markdown_summary(run):
     assert "**NOT REPRODUCED: measured 300 tok/s is 0.33× the claimed 900 tok/s" in md
     assert "| concurrency 1 | 12 | 0 | 0 | 10 | 10 | 3.33 | 300 |" in md
     assert "| 7 | bandwidth bound | unknown |" in md
+    assert not re.search(r"\b(None|True|False)\b", md)   # flags read yes / no / not stated
 
 
 def test_html_is_self_contained(run):

@@ -48,6 +48,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _cell(value: Any) -> str:
+    """A condition's value in the table: ``—`` when not stated, yes / no for a flag."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
 def render(verdict) -> None:
     """Print a verdict with rich: conditions table, verdict line, checks, symptom guides."""
     from rich.console import Console
@@ -59,8 +68,7 @@ def render(verdict) -> None:
         t.add_column(col)
     marks = {"match": "[green]match[/]", "differ": "[red]differ[/]", "unknown": "[dim]unknown[/]"}
     for c in verdict.conditions:
-        t.add_row(c.name, "—" if c.claimed is None else str(c.claimed),
-                  "—" if c.run is None else str(c.run), marks[c.status])
+        t.add_row(c.name, _cell(c.claimed), _cell(c.run), marks[c.status])
     con.print(t)
     color = {True: "green", False: "red", None: "yellow"}[verdict.reproduced]
     con.print(f"[bold {color}]{verdict.summary}[/]")

@@ -435,8 +435,8 @@ def render_markdown(runs: list[Run], verdict: Any = None, bound: dict | None = N
         out += ["## Verdict", "", f"**{verdict.summary}**", ""]
         out += ["| condition | claim | run | |", "|---|---|---|---|"]
         for c in verdict.conditions:
-            out.append(f"| {c.name} | {'—' if c.claimed is None else c.claimed} | "
-                       f"{'—' if c.run is None else c.run} | {c.status} |")
+            out.append(f"| {c.name} | {'—' if c.claimed is None else show(c.claimed)} | "
+                       f"{'—' if c.run is None else show(c.run)} | {c.status} |")
         out += ["", "| # | check | status | evidence |", "|---|---|---|---|"]
         for c in verdict.checks:
             out.append(f"| {c.number} | {c.name} | {c.status} | {'; '.join(c.evidence).replace('|', '/')} |")

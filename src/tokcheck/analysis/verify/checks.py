@@ -179,7 +179,8 @@ def _check_quantized(fields: dict, run: Run, conds: dict[str, Condition]) -> Che
                   f"(run.json precision_report.full_precision; {'; '.join(map(str, pr.reasons[:3]))})")
     if er is not None and er.model_fields_set & {"dtype", "quantization"}:
         q = er.quantization
-        ev.append(f"engine loaded dtype={er.dtype}, quantization={q} (run.json engine_report)")
+        ev.append(f"engine loaded dtype={er.dtype or 'not stated'}, quantization={q or 'not stated'} "
+                  "(run.json engine_report)")
         if _is_off(q) is False:
             run_full = False
         elif run_full is None and normalize_precision(er.dtype) in ("bf16", "fp16", "fp32"):
