@@ -44,7 +44,7 @@ def test_precision_options_table_rows_stay_on_one_line(readme_report_80):
     rows = {line.split()[0]: line.split() for line in text.splitlines()
             if line.split() and line.split()[0] in ("BF16", "FP8", "INT4")}
     # precision, weights GB, per-token GB, hard, realistic, fits, min TP: one line each
-    assert rows["BF16"] == ["BF16", "568.7", "26.6", "181", "145", "no", "8"]
+    assert rows["BF16"] == ["BF16", "569", "26.6", "181", "145", "no", "8"]
     assert len(rows["FP8"]) == 7 and len(rows["INT4"]) == 7
     # what each precision risks: a list under the table, each on its own line
     assert "What each precision risks:" in text

@@ -21,7 +21,7 @@ def test_readme_first_command_report():
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert "missing" in text and "reference impression only" in text
-    assert "BF16" in text and "568.7 GB" in text  # what full precision means, and its size
+    assert "BF16" in text and "569 GB" in text  # what full precision means, and its size
     assert "hard bound" in text and "fits" in text and "no:" in text  # BF16 weights do not fit one H200
     assert "needs_explanation" in text
 
@@ -29,7 +29,7 @@ def test_readme_first_command_report():
 def test_readme_claim_without_gpu_says_bound_needs_gpu():
     out = _run("claim", README_CLAIM)
     assert out.returncode == 0, out.stderr
-    assert "needs a GPU" in out.stdout and "bytes per token" in out.stdout and "568.7 GB" in out.stdout
+    assert "needs a GPU" in out.stdout and "bytes per token" in out.stdout and "569 GB" in out.stdout
 
 
 def test_claim_json_keys(capsys):

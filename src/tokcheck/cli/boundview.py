@@ -8,11 +8,12 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from tokcheck.core.units import sig3
+from tokcheck.core.units import fmt_bytes, fmt_count, fmt_number, sig3
 
 
 def gb(x: float | None) -> str:
-    return "n/a" if x is None else f"{x / 1e9:,.1f} GB"
+    """Bytes in decimal units (1 GB = 10⁹ bytes), as every message prints them."""
+    return fmt_bytes(x)
 
 
 def tok_s(x: float | None) -> str:
@@ -25,7 +26,8 @@ def _num(x: float | None) -> str:
 
 
 def _gb_num(x: float | None) -> str:
-    return "n/a" if x is None else f"{x / 1e9:,.1f}"
+    """Bytes as a number of GB (10⁹ bytes) for a column headed GB: 569, 26.6, 0.00682."""
+    return "n/a" if x is None else fmt_number(x / 1e9)
 
 
 _VERDICT_STYLE = {"plausible": "bold green", "needs_explanation": "bold yellow", "implausible": "bold red",
@@ -57,7 +59,7 @@ def bound_table(bound: dict, memory: dict | None, title: str = "Bound and memory
                       f"concurrency {a['concurrency']}")
     if memory:
         t.add_row("weights", gb(memory["weights_bytes"]))
-        t.add_row("KV cache", f"{memory['kv_bytes_per_token']:,.0f} bytes/token × {memory['max_model_len']:,} × "
+        t.add_row("KV cache", f"{gb(memory['kv_bytes_per_token'])} per token × {memory['max_model_len']:,} × "
                   f"{memory['concurrency']} = {gb(memory['kv_cache_bytes'])}")
         if memory.get("fits") is None:
             t.add_row("fits", f"n/a — {memory.get('reason')}")
@@ -66,11 +68,11 @@ def bound_table(bound: dict, memory: dict | None, title: str = "Bound and memory
             t.add_row("fits", Text(f"{'yes' if memory['fits'] else 'no'}: needs {gb(memory['required_bytes'])} "
                                    f"(incl. {gb(memory['overhead_bytes'])} overhead), has {gb(memory['available_bytes'])} "
                                    f"at gpu_memory_utilization {memory['gpu_memory_utilization']}", style=style))
-            t.add_row("max sequences", f"{memory['max_concurrent_seqs']} of {memory['max_model_len']:,} tokens")
+            t.add_row("max sequences", f"{fmt_count(memory['max_concurrent_seqs'])} of {memory['max_model_len']:,} tokens")
             t.add_row("min tensor parallel", str(memory["min_tensor_parallel"] or "more than 64 GPUs"))
             if memory.get("max_seqs_by_max_model_len"):
                 t.add_row("seqs by max_model_len", ", ".join(
-                    f"{int(k):,} → {v}" for k, v in memory["max_seqs_by_max_model_len"].items()))
+                    f"{int(k):,} → {fmt_count(v)}" for k, v in memory["max_seqs_by_max_model_len"].items()))
     for note in bound.get("notes", []):
         t.add_row("note", note)
     return t
@@ -138,7 +140,9 @@ def claim_report(data: dict) -> Group:
                           f"[checked: {m['checked']}]", style="dim"))
     if data.get("gpu"):
         g = data["gpu"]
-        mem = "memory n/a" if g["memory_bytes"] is None else f"{g['memory_bytes'] / 2 ** 30:,.0f} GiB"
+        # Vendors quote HBM in binary units (an "80 GB" H100 has 80 GiB): both are shown.
+        mem = ("memory n/a" if g["memory_bytes"] is None
+               else f"{gb(g['memory_bytes'])} ({g['memory_bytes'] / 2 ** 30:,.0f} GiB)")
         parts.append(Text(f"GPU: {g['name']} — {mem}, {g['peak_bandwidth_bytes_per_s'] / 1e12:g} TB/s peak. "
                           f"Source: {g['source']} [checked: {g['checked']}]", style="dim"))
     fp = data.get("full_precision")
@@ -152,7 +156,7 @@ def claim_report(data: dict) -> Group:
                           f"{tok_s(rb['hard_tok_s'])} hard, {tok_s(rb['realistic_tok_s'])} realistic."))
     if data.get("reverse"):
         r = data["reverse"]
-        parts.append(Text(f"Reverse: at {data['fields'].get('value'):,g} tok/s each token may read at most "
+        parts.append(Text(f"Reverse: at {fmt_number(data['fields'].get('value'))} tok/s each token may read at most "
                           f"{gb(r['hard_bytes'])} (peak) or {gb(r['realistic_bytes'])} (realistic); the model's weights "
                           f"at this precision are {gb(r['weights_bytes_at_precision'])}."))
     if data.get("precision_options"):

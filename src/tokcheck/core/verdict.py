@@ -33,7 +33,7 @@ from tokcheck.core.roofline import (
     precision_options,
     weights_bytes,
 )
-from tokcheck.core.units import sig3
+from tokcheck.core.units import fmt_number, sig3
 
 # Mean accepted tokens per step that published speculative decoding reaches: DeepSeek-V3's MTP
 # accepts the 2nd token 85–90 % of the time (≈1.9 tokens/step, DeepSeek-V3 report §5.4.3);
@@ -129,7 +129,9 @@ def _memory_json(m) -> dict:
 
 
 def _gb(x: float) -> str:
-    return f"{x / 1e9:,.1f} GB"
+    from tokcheck.core.units import fmt_bytes
+
+    return fmt_bytes(x)
 
 
 def _pick_precision(fields: dict, model: ModelSpec | None) -> tuple[str, str]:
@@ -242,7 +244,7 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
         result.bound["aggregate"] = agg
         if value <= agg["realistic_tok_s"]:
             result.verdict = "plausible"
-            explanations.append(f"{value:,g} tok/s over {concurrency} concurrent requests is at or below the "
+            explanations.append(f"{fmt_number(value)} tok/s over {concurrency} concurrent requests is at or below the "
                                 f"aggregate bound ({sig3(agg['realistic_tok_s'])} realistic, {sig3(agg['hard_tok_s'])} hard); "
                                 f"each request gets about {sig3(value / concurrency)} tok/s")
         elif value <= agg["hard_tok_s"]:
@@ -282,7 +284,7 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
         what = f"per-request bound at concurrency {c}"
     if value <= realistic:
         result.verdict = "plausible"
-        explanations.append(f"{value:,g} tok/s is at or below the realistic {what} "
+        explanations.append(f"{fmt_number(value)} tok/s is at or below the realistic {what} "
                             f"({sig3(realistic)} tok/s; hard {sig3(hard)})")
     else:
         needed = value / realistic
@@ -334,7 +336,7 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
                 tp_ok = True
                 possible.append(f"on {mem.min_tensor_parallel}× {gpu.name} with tensor parallel (the memory budget "
                                 f"needs that many anyway) the bound is {sig3(r)} tok/s realistic")
-        explanations.append(f"{value:,g} tok/s is above the realistic {what} ({sig3(realistic)} tok/s; "
+        explanations.append(f"{fmt_number(value)} tok/s is above the realistic {what} ({sig3(realistic)} tok/s; "
                             f"hard {sig3(hard)}) at {bound.precision_detail}, {_gb(bound.bytes_per_token)} per token")
         explanations.extend(possible)
         if value <= hard or spec_ok or agg_ok or lower_ok or tp_ok:

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tokcheck.core.units import fmt_bytes
 from tokcheck.errors import TokcheckError
 
 #: The precisions compared, reference first (llama.cpp's file type names).
@@ -104,8 +105,8 @@ def speed_vs_bytes(rows: list[PrecisionRow], cache_bytes: int | None = None) -> 
     ref = rows[0]
     out = []
     if cache_bytes and max(r.file_bytes for r in rows) <= cache_bytes:
-        out.append(f"Every file fits in this CPU's last-level cache ({cache_bytes / 2**20:,.0f} "
-                   "MiB): decoding reads the weights from the cache, not from memory, so the "
+        out.append(f"Every file fits in this CPU's last-level cache ({fmt_bytes(cache_bytes)}): "
+                   "decoding reads the weights from the cache, not from memory, so the "
                    "bytes per token bound the speed only loosely here; a model larger than the "
                    "cache (or a GPU reading HBM) follows them more closely.")
     if ref.generation_tok_s and ref.engine_decode_tok_s:
@@ -130,9 +131,9 @@ def speed_vs_bytes(rows: list[PrecisionRow], cache_bytes: int | None = None) -> 
     rss = [r.peak_rss_bytes for r in rows]
     if all(rss):
         out.append("Peak resident memory of the server: " + ", ".join(
-            f"{r.precision} {r.peak_rss_bytes / 2**20:,.1f} MiB" for r in rows)
-            + f" — the weights are {', '.join(f'{r.file_bytes / 2**20:,.2f}' for r in rows)} "
-            "MiB of it; the rest is the Python server, llama.cpp's buffers and the KV cache, "
+            f"{r.precision} {fmt_bytes(r.peak_rss_bytes)}" for r in rows)
+            + f" — the weights are {', '.join(fmt_bytes(r.file_bytes) for r in rows)} "
+            "of it; the rest is the Python server, llama.cpp's buffers and the KV cache, "
             "the same for every file.")
     return out
 
@@ -140,7 +141,7 @@ def speed_vs_bytes(rows: list[PrecisionRow], cache_bytes: int | None = None) -> 
 def meaning() -> list[str]:
     """What each column means (for the terminal and the HTML report)."""
     return [
-        "file MiB: the GGUF file; decoding reads every weight once per token, so this is the "
+        "file MB: the GGUF file (MB = 10⁶ bytes); decoding reads every weight once per token, so this is the "
         "bytes read per token (plus the KV cache, tiny here).",
         "peak RSS: the server process's peak resident memory (VmHWM), weights read into "
         "memory (--use_mmap False) so each byte counts once.",
