@@ -104,7 +104,7 @@ def test_llama_cpp_comparison_fits_an_80_column_terminal():
     print_comparison(con, comp)
     text = con.export_text()
     assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80
-    assert re.search(r"Q4_K_M │ 2\.41 │ +5\.35 │ +125\.8 │ 0\.873 │ +36 │ 0\.0276", text)
+    assert re.search(r"Q4_K_M │ 2\.41 │ +5\.35 │ +125\.8 │ +n/a │ 0\.873 │ +36 │ 0\.0276", text)
     assert re.search(r"F16 +│ +37\.75 │ 1,042 │ +2,089 │ +787", text)
 
 

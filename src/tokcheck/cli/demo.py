@@ -386,17 +386,18 @@ def comparison_rows(comp, long: bool = False) -> tuple[list[str], list[list[str]
     c = comp.settings["concurrency"]
     if long:
         cols = ["precision", "file MB (bytes read per token)", "bits per weight",
-                "peak RSS MB", "TTFT ms", "generation tok/s (client)",
+                "peak RSS MB", "weights in memory MB (llama.cpp's own)", "TTFT ms", "generation tok/s (client)",
                 "decode tok/s (llama.cpp's own)", f"output tok/s at concurrency {c}",
                 "token agreement with F16", "first divergence (median)",
                 "mean |Δlogprob| (nats)"]
     else:
-        cols = ["", "MB", "bpw", "RSS MB", "TTFT ms", "tok/s", "engine", f"c={c} tok/s",
+        cols = ["", "MB", "bpw", "RSS MB", "wts MB", "TTFT ms", "tok/s", "engine", f"c={c} tok/s",
                 "agree", "1st div", "|Δlp|"]
     rows = []
     for r in comp.rows:
         rows.append([r.precision, _fmt(r.file_bytes / 1e6, 2), _fmt(r.bits_per_weight, 2),
                      _fmt(r.peak_rss_bytes / 1e6 if r.peak_rss_bytes else None),
+                     _fmt(r.model_buffer_bytes / 1e6 if r.model_buffer_bytes else None, 2),
                      _fmt(r.ttft_ms, 2), _fmt(r.generation_tok_s, 0),
                      _fmt(r.engine_decode_tok_s, 0), _fmt(r.output_throughput_tok_s, 0),
                      _fmt(r.token_agreement, 3),
@@ -415,8 +416,9 @@ def print_comparison(console, comp) -> None:
     console.print(f"The tiny Llama on llama.cpp, {s['threads']} thread(s): {s['input_len']} tokens in / "
                   f"{s['output_len']} out; quality: {s['quality_prompts']} prompts × "
                   f"{s['quality_tokens']} greedy tokens against F16", highlight=False)
-    groups = (("File, memory, quality", ["", "MB", "bpw", "RSS MB", "agree", "1st div", "|Δlp|"]),
-              ("Speed", ["", "TTFT ms", "tok/s", "engine", cols[7]]))
+    groups = (("File, memory, quality", ["", "MB", "bpw", "RSS MB", "wts MB", "agree", "1st div",
+                                           "|Δlp|"]),
+              ("Speed", ["", "TTFT ms", "tok/s", "engine", cols[8]]))
     for title, want in groups:
         t = Table(title=title, show_edge=False, padding=(0, 1), title_justify="left")
         idx = [cols.index(c) for c in want]
@@ -426,7 +428,7 @@ def print_comparison(console, comp) -> None:
             t.add_row(*(row[i] for i in idx))
         console.print(t)
     console.print("MB: file size in 10⁶ bytes (= bytes read per token); bpw: bits per weight; RSS: the "
-                  "server's peak resident memory; agree / 1st div / |Δlp|: greedy tokens against "
+                  "server's peak resident memory; wts MB: the weights as llama.cpp holds them (its log); agree / 1st div / |Δlp|: greedy tokens against "
                   "F16; tok/s: generation tok/s of one stream (1/TPOT), engine: llama.cpp's own "
                   "decode speed.", highlight=False)
     for line in comp.explanation:
