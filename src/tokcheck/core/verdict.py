@@ -65,6 +65,10 @@ class ClaimAnalysis:
         return {
             "claim": c.text,
             "fields": dict(c.fields),
+            "figures": [fig.to_json() for fig in c.figures],
+            "sources": dict(c.sources),
+            "footprint": dict(c.footprint),
+            "unknown_names": list(c.unknown_names),
             "missing": c.missing,
             "present_count": c.present_count,
             "reference_only": c.reference_only,

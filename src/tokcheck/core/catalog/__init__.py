@@ -105,6 +105,15 @@ def gpus() -> tuple[GpuSpec, ...]:
 
 
 @lru_cache(maxsize=1)
+def systems() -> tuple[dict, ...]:
+    """Systems and cloud shapes that imply a GPU and a count (``systems.csv``): ``{name,
+    aliases, gpu, count, source}`` — "DGX H100" is 8 × H100 SXM, "GB200 NVL72" 72 × GB200."""
+    text = resources.files("tokcheck.core.catalog").joinpath("systems.csv").read_text(encoding="utf-8")
+    return tuple({"name": r["name"], "aliases": tuple(a for a in r["aliases"].split("|") if a), "gpu": r["gpu"],
+                  "count": int(r["count"]), "source": r["source"]} for r in csv.DictReader(text.splitlines()))
+
+
+@lru_cache(maxsize=1)
 def _model_entries() -> tuple[dict, ...]:
     folder = resources.files("tokcheck.core.catalog").joinpath("models")
     entries = []

@@ -1,0 +1,426 @@
+"""Take a speed claim apart: every figure with its role, and the facts a reproducible figure
+needs, each with the words it was read from.
+
+Pure text → :class:`Claim`. A claim is read in three passes over one normalised form of the
+text (:mod:`.text`, same length as the original so every range points into what the user
+pasted):
+
+1. names — catalog models (with Hugging Face ids and Ollama tags) and GPUs, with their counts
+   and systems ("DGX H100" = 8 × H100), so a GPU's model number is never read as a length;
+2. figures — every speed and latency figure with its metric, scope, concurrency and speculative
+   decoding (:mod:`.figures`), and the headline among them (:func:`.figures.choose_headline`);
+3. words — precision and quantization, engine, lengths, options and memory footprints
+   (:mod:`.words`).
+
+``fields`` keep today's keys for the headline figure; ``sources`` says which words gave each
+field. :data:`CHECKLIST` is the guide's minimum set of facts a reproducible figure needs
+(docs/guide.md): fewer than :data:`MIN_PRESENT` present makes the claim a reference impression
+only, not a basis for capacity planning.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tokcheck.core.claim.figures import METRICS, SCOPES, Figure, choose_headline, concurrency_mentions, find_figures
+from tokcheck.core.claim.hardware import (
+    GPU_LIKE,
+    find_names,
+    gpu_count_anywhere,
+    gpu_count_near,
+    gpu_memory_anywhere,
+    gpu_memory_near,
+)
+from tokcheck.core.claim.numbers import plain
+from tokcheck.core.claim.text import normalise
+from tokcheck.core.claim.words import engine_words, footprint_words, length_words, option_words, precision_words
+from tokcheck.errors import TokcheckError
+
+__all__ = ["CHECKLIST", "FIELD_KEYS", "FOOTPRINT_KEYS", "METRICS", "MIN_PRESENT", "SCOPES", "Claim", "Figure",
+           "apply_overrides", "parse_claim"]
+
+# The keys of Claim.fields, in report order.
+FIELD_KEYS = ("model", "weights_version", "precision", "quantization", "gpu", "gpu_count", "gpu_memory_gb",
+              "engine", "engine_version", "concurrency", "batch_policy", "input_tokens", "output_tokens",
+              "max_model_len", "metric", "value", "unit", "speculative_decoding", "prefix_cache", "cuda_graph")
+#: Stated memory footprints and offload settings (Claim.footprint).
+FOOTPRINT_KEYS = ("weights_gb", "memory_used_gb", "memory_used_scope", "host_memory_gb", "gpu_layers",
+                  "total_layers", "n_cpu_moe", "kv_cache_dtype", "tensor_parallel", "pipeline_parallel",
+                  "system")
+#: The metrics an option may name (``--metric``): the figure metrics that make a headline.
+OPTION_METRICS = ("ttft", "tpot", "generation_tok_s", "e2e_tok_s", "aggregate_throughput", "prefill_tok_s")
+
+# The guide's checklist: item name → the fields that satisfy it.
+CHECKLIST: dict[str, tuple[str, ...]] = {
+    "model": ("model",),
+    "weights_version": ("weights_version",),
+    "precision": ("precision", "quantization"),
+    "gpu": ("gpu",),
+    "gpu_count": ("gpu_count",),
+    "gpu_memory": ("gpu_memory_gb",),
+    "engine": ("engine",),
+    "engine_version": ("engine_version",),
+    "concurrency": ("concurrency", "batch_policy"),
+    "input_tokens": ("input_tokens",),
+    "output_tokens": ("output_tokens",),
+    "max_model_len": ("max_model_len",),
+    "metric": ("metric",),
+    "speculative_decoding": ("speculative_decoding",),
+    "prefix_cache": ("prefix_cache",),
+    "cuda_graph": ("cuda_graph",),
+}
+MIN_PRESENT = 5
+# Beyond any serving system's published figure (a whole NVL72 rack serves about 1–2 million
+# tok/s in vendor results): a figure above this is a typo or not tokens per second.
+ABSURD_TOK_S = 1e9
+
+
+@dataclass
+class Claim:
+    """A parsed claim.
+
+    Attributes:
+        text: the original text.
+        fields: stated (or option-given) facts of the headline figure, keys from
+            :data:`FIELD_KEYS` only; ``value`` is a number or a ``[lo, hi]`` range.
+        figures: every figure of the text, in order (:class:`Figure`); one is the headline.
+        sources: field → the words of the text it was read from (or ``"option --gpu"``).
+        footprint: stated footprints and offload settings, keys from :data:`FOOTPRINT_KEYS`.
+        notes: what the reader inferred and why, and names it did not know (with the nearest).
+        unknown_names: ``[{"kind": "gpu"|"model", "words": …, "suggestions": […]}]``.
+    """
+
+    text: str
+    fields: dict = field(default_factory=dict)
+    figures: list[Figure] = field(default_factory=list)
+    sources: dict = field(default_factory=dict)
+    footprint: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+    unknown_names: list = field(default_factory=list)
+
+    @property
+    def headline(self) -> Figure | None:
+        return next((f for f in self.figures if f.headline), None)
+
+    @property
+    def present(self) -> list[str]:
+        return [item for item, keys in CHECKLIST.items() if any(self.fields.get(k) is not None for k in keys)]
+
+    @property
+    def missing(self) -> list[str]:
+        return [item for item in CHECKLIST if item not in self.present]
+
+    @property
+    def present_count(self) -> int:
+        return len(self.present)
+
+    @property
+    def reference_only(self) -> bool:
+        """Fewer than five checklist facts: a reference impression, not a basis for planning."""
+        return self.present_count < MIN_PRESENT
+
+
+def _blank(t: str, spans: list[tuple[int, int]]) -> str:
+    chars = list(t)
+    for s, e in spans:
+        for i in range(s, e):
+            chars[i] = "§"
+    return "".join(chars)
+
+
+# A Hugging Face id ("Qwen/Qwen3-Coder-30B-A3B-Instruct-AWQ") and an Ollama tag ("qwen3:14b-fp8").
+_HF_ID = re.compile(r"(?<![\w./-])(?P<org>[A-Za-z0-9][\w.\-]{1,40})/(?P<name>[A-Za-z0-9][\w.\-]{2,80})")
+_OLLAMA = re.compile(r"(?<![\w./-])(?P<name>[a-z][a-z0-9.\-]{1,30}):(?P<tag>[a-z0-9][a-z0-9.\-_]{0,40})(?![\w/])", re.I)
+_SUFFIXES = re.compile(r"[\-_.](?:instruct|chat|base|it|hf|gguf|awq|gptq|fp8|fp4|nvfp4|mxfp4|int4|int8|w4a16|w8a8|"
+                       r"bf16|fp16|dynamic|thinking|reasoning|\d{4}|v\d+(?:\.\d+)?|q\d\w*|mlx|4bit|8bit|ud|unsloth)$", re.I)
+_MODEL_LIKE = re.compile(
+    r"(?<![\w./-])(?P<m>[A-Za-z][A-Za-z0-9.]*(?:[\-\s][A-Za-z0-9.]+){0,3}?[\-\s]?\d+(?:\.\d+)?[bBmM]"
+    r"(?:[\-\s]A\d+(?:\.\d+)?[bB])?)(?![\w])")
+
+
+def _strip_suffixes(name: str) -> list[str]:
+    out = [name]
+    while True:
+        s = _SUFFIXES.sub("", out[-1])
+        if s == out[-1] or not s:
+            return out
+        out.append(s)
+
+
+def _version_suffix(matched: str, canonical: str, specs) -> str | None:
+    """The part of a matched alias beyond the model's name ("Qwen3-30B-A3B-Instruct-2507" →
+    "Instruct-2507"; "DeepSeek-R1-0528" → "0528"), or None."""
+    names = [canonical] + sorted((a for s in specs for a in s.aliases), key=len, reverse=True)
+    low = re.sub(r"[^a-z0-9]", "", matched.lower())
+    for name in names:
+        target = re.sub(r"[^a-z0-9]", "", name.lower())
+        if low.startswith(target) and low != target:
+            seen = ""
+            for i, ch in enumerate(matched):
+                if ch.isalnum():
+                    seen += ch.lower()
+                if seen == target:
+                    return matched[i + 1:].strip(" -_/.") or None
+    return None
+
+
+def _model_candidates(t: str) -> list[tuple[str, int, int, str | None]]:
+    """Strings worth looking up as models: Hugging Face ids (org dropped, suffixes stripped one by
+    one) and Ollama tags ("gpt-oss:20b" → "gpt-oss-20b"), with the quantization they name."""
+    out = []
+    for m in _HF_ID.finditer(t):
+        if m.group("org").lower() in ("tok", "tokens", "t", "s", "ms", "gb"):
+            continue
+        for n in _strip_suffixes(m.group("name")):
+            out.append((n, m.start(), m.end(), m.group("name")))
+    for m in _OLLAMA.finditer(t):
+        tag = m.group("tag").lower()
+        if tag.isdigit() or re.fullmatch(r"\d+:\d+", m.group(0)):
+            continue
+        size = re.match(r"(\d+(?:\.\d+)?[bm](?:-a\d+b)?)(?:-(.*))?$", tag)
+        base = f"{m.group('name')}-{size.group(1)}" if size else m.group("name")
+        out.append((f"{m.group('name')}:{tag}", m.start(), m.end(), m.group(0)))
+        out.append((base, m.start(), m.end(), m.group(0)))
+    return out
+
+
+def _read_model(t: str, models, f: dict, src: dict, notes: list, unknown: list) -> list[tuple[int, int]]:
+    from tokcheck.core.catalog import find_model
+
+    spans: list[tuple[int, int]] = []
+    for cand, s, e, whole in _model_candidates(t):
+        try:
+            spec = find_model(cand)
+        except TokcheckError:
+            continue
+        f["model"], src["model"] = spec.name, t[s:e]
+        spans.append((s, e))
+        suffix = whole[len(cand):] if whole.lower().startswith(cand.lower()) else ""
+        ver = re.search(r"(instruct[\-_]?\d{4}|instruct|thinking[\-_]?\d{0,4}|\d{4})", suffix, re.I)
+        if ver:
+            f["weights_version"], src["weights_version"] = ver.group(1), whole
+        return spans
+    hits = find_names(t, [(m.name, m.aliases) for m in models], min_len=3)
+    if hits:
+        h = hits[0]
+        f["model"], src["model"] = h.name, t[h.start:h.end]
+        spans.extend((x.start, x.end) for x in hits)
+        version = _version_suffix(t[h.start:h.end], h.name, [m for m in models if m.name == h.name])
+        if version:
+            f["weights_version"], src["weights_version"] = version, t[h.start:h.end]
+        tail = t[h.end:h.end + 24]
+        v = re.match(r"[\s\-_]*(instruct[\-\s]?\d{4}|instruct|thinking|base|chat|\d{4}(?:-\d{2})?)\b", tail, re.I)
+        if v:
+            f["weights_version"], src["weights_version"] = v.group(1), t[h.start:h.end + v.end()]
+        return spans
+    m = _MODEL_LIKE.search(t)
+    if m and not f.get("model"):
+        name = m.group("m").strip()
+        try:
+            find_model(name)
+        except TokcheckError as err:
+            hint = str(err).split("did you mean", 1)[-1].strip(" ?") if "did you mean" in str(err) else ""
+            unknown.append({"kind": "model", "words": name, "suggestions": [s.strip() for s in hint.split(" or ") if s]})
+            notes.append(f"model {name!r} is not in the built-in catalog" + (f" — did you mean {hint}?" if hint else ""))
+        f["model"], src["model"] = name, name
+        spans.append(m.span("m"))
+    return spans
+
+
+def _read_gpu(t: str, gpus, systems, f: dict, src: dict, foot: dict, notes: list, unknown: list,
+              model_spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    from tokcheck.core.catalog import find_gpu
+
+    spans: list[tuple[int, int]] = []
+    sys_hits = find_names(_blank(t, model_spans), [(s["name"], s["aliases"]) for s in systems], min_len=3)
+    if sys_hits:
+        h = sys_hits[0]
+        sysrow = next(s for s in systems if s["name"] == h.name)
+        f["gpu"], f["gpu_count"] = sysrow["gpu"], sysrow["count"]
+        src["gpu"] = src["gpu_count"] = t[h.start:h.end]
+        foot["system"] = (h.name, h.start, h.end)
+        notes.append(f"{t[h.start:h.end]!r} is {sysrow['count']} × {sysrow['gpu']}")
+        spans.append((h.start, h.end))
+        c = gpu_count_near(t, h)
+        if c and isinstance(c[0], int) and c[0] > 1 and c[0] < 64:
+            f["gpu_count"] = sysrow["count"] * c[0]
+            src["gpu_count"] = t[c[1]:h.end]
+    hits = find_names(_blank(t, model_spans + spans), [(g.name, g.aliases) for g in gpus], min_len=2)
+    if hits and "gpu" not in f:
+        # the GPU the claim is about: the first one with a count, else the first
+        counted = [(h, gpu_count_near(t, h)) for h in hits]
+        h, c = next(((h, c) for h, c in counted if c), counted[0])
+        f["gpu"], src["gpu"] = h.name, t[h.start:h.end]
+        if c:
+            f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], h.start):max(c[2], h.end)]
+        mem = gpu_memory_near(t, h)
+        if mem:
+            f["gpu_memory_gb"], src["gpu_memory_gb"] = mem[0], t[h.start:mem[2]]
+    spans.extend((h.start, h.end) for h in hits)
+    if "gpu" not in f:
+        for m in GPU_LIKE.finditer(_blank(t, model_spans)):
+            words = m.group(0).strip()
+            if not re.search(r"\d", words) or re.fullmatch(r"[abhlv]\d{2,3}", words, re.I) and _looks_like_length(t, m):
+                continue
+            try:
+                g = find_gpu(words)
+            except TokcheckError as err:
+                hint = str(err).split("did you mean", 1)[-1].strip(" ?") if "did you mean" in str(err) else ""
+                unknown.append({"kind": "gpu", "words": words, "suggestions": [s.strip() for s in hint.split(" or ") if s]})
+                notes.append(f"GPU {words!r} is not in the built-in catalog" + (f" — did you mean {hint}?" if hint else ""))
+                spans.append(m.span())
+                break
+            f["gpu"], src["gpu"] = g.name, words
+            spans.append(m.span())
+            break
+    return spans
+
+
+def _looks_like_length(t: str, m: re.Match) -> bool:
+    return bool(re.match(r"\s*(?:tokens?|tok)", t[m.end():]))
+
+
+def parse_claim(text: str) -> Claim:
+    """Read a speed claim, English or Chinese (simplified or traditional), into a :class:`Claim`.
+
+    Examples: "DeepSeek V4 Flash at 278 tok/s, full precision, no quantization";
+    "prompt processing 4668 tok/s, generation 93 tok/s on 2x RTX 3090 (Q4_K_M)";
+    "单卡 H200 跑 Qwen3-32B 全精度，单请求 58 tok/s，输入 1000 输出 1000".
+
+    Raises:
+        TokcheckError: empty text; no speed or latency figure; a negative figure; a figure
+            beyond any serving system (more than a billion tok/s).
+    """
+    from tokcheck.core.catalog import gpus, models, systems
+
+    if text is None or not str(text).strip():
+        raise TokcheckError("empty claim: give the claim text, e.g. \"Qwen3-32B at 58 tok/s on one H200\"")
+    raw = " ".join(str(text).split())
+    t = normalise(raw)
+    f: dict = {}
+    src: dict = {}
+    foot: dict = {}
+    notes: list[str] = []
+    unknown: list[dict] = []
+
+    model_spans = _read_model(t, models(), f, src, notes, unknown)
+    rv = re.search(r"(?:revision|commit|权重版本|weights?\s+version)\s*[:=]?\s*([\w.\-]+)", t, re.I)
+    if rv:
+        f["weights_version"], src["weights_version"] = rv.group(1), rv.group(0)
+        model_spans.append(rv.span())
+    gpu_spans = _read_gpu(t, gpus(), systems(), f, src, foot, notes, unknown, model_spans)
+    version_spans = []
+    eng = engine_words(t)
+    if "engine_version" in eng:
+        version_spans.append(eng["engine_version"][1:])
+    masked = _blank(t, model_spans + gpu_spans + version_spans)
+
+    figs = find_figures(t, masked)
+    neg = re.search(r"(?<![\w\-])-\s*\d[\d,.]*\s*(?:tok|t/s|tokens)", t, re.I)
+    if neg and not figs:
+        raise TokcheckError(f"the claimed speed is negative ({neg.group(0).strip()})")
+    if not figs:
+        raise TokcheckError("no speed figure in the claim (expected a number with tok/s, tokens/s, t/s, "
+                            "or a TTFT/TPOT in ms or s)")
+    for fig in figs:
+        if re.search(r"(?:^|[\s:=(])-\s*$", t[max(0, fig.span[0] - 3):fig.span[0]]):
+            raise TokcheckError(f"the claimed figure is negative (-{fig.words})")
+        if fig.is_rate and fig.high > ABSURD_TOK_S:
+            raise TokcheckError(f"{plain(fig.high)} tok/s is beyond any serving system; check the number")
+        if fig.high <= 0:
+            raise TokcheckError(f"the claimed figure must be positive, got {fig.words!r}")
+    head = choose_headline(figs)
+    head.headline = True
+    value = list(head.value) if isinstance(head.value, tuple) else head.value
+    f["value"], f["unit"] = value, head.unit
+    src["value"] = src["unit"] = head.words
+    if head.metric:
+        f["metric"] = head.metric
+        src["metric"] = head.why.get("metric") or head.why.get("gap") or head.words
+
+    # --- GPU count written away from the name, GPU memory on its own
+    if "gpu_count" not in f:
+        c = gpu_count_anywhere(masked, [fig.span for fig in figs])
+        if c:
+            f["gpu_count"], src["gpu_count"] = c[0], t[c[1]:c[2]]
+    tp = re.search(r"(?:\btp|tensor[\s\-_]parallel(?:ism|[\s\-_]size)?|-tp|--tensor-parallel-size)\s*(?:=|:|of)?\s*(\d+)", masked, re.I)
+    pp = re.search(r"(?:\bpp|pipeline[\s\-_]parallel(?:ism|[\s\-_]size)?|-pp|--pipeline-parallel-size)\s*(?:=|:|of)?\s*(\d+)(?!\d)", masked, re.I)
+    if tp:
+        foot["tensor_parallel"] = (int(tp.group(1)), tp.start(), tp.end())
+    if pp and not re.match(r"\s*\d", t[pp.end():]):
+        foot["pipeline_parallel"] = (int(pp.group(1)), pp.start(), pp.end())
+        if tp and f.get("gpu_count") == int(tp.group(1)):
+            f["gpu_count"] = int(tp.group(1)) * int(pp.group(1))
+            src["gpu_count"] = f"{tp.group(0)} × {pp.group(0)}"
+    if "gpu_memory_gb" not in f:
+        mem = gpu_memory_anywhere(masked)
+        if mem:
+            f["gpu_memory_gb"], src["gpu_memory_gb"] = mem[0], t[mem[1]:mem[2]]
+
+    # --- precision, engine, lengths, options, footprints
+    for key, hit in {**precision_words(t), **eng}.items():
+        if key == "kv_cache_dtype":
+            foot[key] = hit
+            notes.append(f"{t[hit[1]:hit[2]]!r} is the KV cache's format, not the weights'")
+            continue
+        if key in ("precision", "quantization") and key in f:
+            continue
+        f[key], src[key] = hit[0], t[hit[1]:hit[2]]
+    no_figures = _blank(masked, [fig.span for fig in figs])
+    for key, hit in length_words(no_figures).items():
+        f[key], src[key] = hit[0], t[hit[1]:hit[2]]
+    for key, hit in option_words(t).items():
+        f[key], src[key] = hit[0], t[hit[1]:hit[2]]
+    if head.spec_decoding is not None:
+        f["speculative_decoding"] = head.spec_decoding
+        src["speculative_decoding"] = head.why.get("speculative_decoding", head.words)
+    for key, hit in footprint_words(no_figures).items():
+        foot.setdefault(key, hit)
+
+    # --- concurrency of the headline: its own words, else the one stated for the whole text
+    if head.concurrency:
+        f["concurrency"] = head.concurrency
+        src["concurrency"] = head.why.get("concurrency") or head.why.get("scope") or head.words
+    else:
+        stated = concurrency_mentions(masked, [fig.span for fig in figs])
+        distinct = sorted({c[0] for c in stated})
+        if len(distinct) == 1:
+            f["concurrency"], src["concurrency"] = distinct[0], t[stated[0][1]:stated[0][2]]
+        elif not stated and re.search(r"single[\s\-](?:request|stream|user|sequence)|one\s+request|单请求|单并发|单用户|"
+                                      r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)|\bbs\s*=?\s*1(?!\d)", masked, re.I):
+            f["concurrency"], src["concurrency"] = 1, "single request"
+    if head.metric is None and f.get("concurrency") and head.is_rate:
+        pass  # the metric stays unstated; the judge weighs concurrency
+
+    footprint = {k: v[0] for k, v in foot.items()}
+    for k, v in foot.items():
+        src.setdefault(f"footprint.{k}", t[v[1]:v[2]])
+    fields = {k: f[k] for k in FIELD_KEYS if k in f and f[k] is not None}
+    return Claim(text=raw, fields=fields, figures=figs, sources={k: v for k, v in src.items()},
+                 footprint={k: footprint[k] for k in FOOTPRINT_KEYS if k in footprint}, notes=notes,
+                 unknown_names=unknown)
+
+
+def apply_overrides(claim: Claim, **given) -> Claim:
+    """Complete or override fields with options (``gpu=…``, ``concurrency=…``); None is ignored.
+
+    Raises:
+        TokcheckError: an unknown field name or a non-positive count.
+    """
+    fields = dict(claim.fields)
+    sources = dict(claim.sources)
+    for key, value in given.items():
+        if value is None:
+            continue
+        if key not in FIELD_KEYS:
+            raise TokcheckError(f"unknown claim field {key!r}")
+        if key in ("gpu_count", "concurrency", "input_tokens", "output_tokens", "max_model_len") and int(value) <= 0:
+            raise TokcheckError(f"{key} must be positive, got {value}")
+        if key == "metric" and value not in OPTION_METRICS:
+            raise TokcheckError(f"metric must be one of {', '.join(OPTION_METRICS)}")
+        fields[key] = value
+        sources[key] = f"option --{key.replace('_', '-')}"
+    return Claim(text=claim.text, fields={k: fields[k] for k in FIELD_KEYS if k in fields}, figures=claim.figures,
+                 sources=sources, footprint=dict(claim.footprint), notes=list(claim.notes),
+                 unknown_names=list(claim.unknown_names))

@@ -1,0 +1,339 @@
+"""Every speed or latency figure in a claim, with its role.
+
+A claim is a list of figures: "prompt processing 4668 tok/s, generation 93 tok/s" holds two,
+"210 tok/s single-stream and ~700 tok/s aggregate across 10 concurrent requests" two with
+different scopes. Each :class:`Figure` carries its value (a range stays a range), unit, metric,
+scope, concurrency, whether speculative decoding produced it, a qualifier ("up to", "over",
+"about") and the character range it was read from.
+
+How a figure gets its role: the words between the number and the unit ("30 *output* tokens/s"),
+the words right after the unit ("… tokens/s *per GPU*"), and the words around it up to the
+neighbouring figure or the end of the sentence. The text between two figures is split at the
+comma, semicolon or conjunction nearest the second one, so "4668 tok/s for prompt processing
+and 93 tok/s for generation" gives each figure its own words. The nearest keyword of each kind
+wins. Pure; works on the normalised text of :mod:`.text`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tokcheck.core.claim.numbers import MULTIPLIER, NUMBER, QUALIFIER_AFTER, QUALIFIER_BEFORE, to_float
+
+#: What a figure measures.
+METRICS = ("ttft", "tpot", "generation_tok_s", "e2e_tok_s", "aggregate_throughput", "prefill_tok_s")
+#: Whose speed it is: one request, each user (per-request speed under load), all requests
+#: together, per GPU, per node.
+SCOPES = ("request", "user", "aggregate", "gpu", "node")
+
+_GAP_WORDS = (r"output|total|generated|generation|generating|decode|decoding|prompt|input|prefill|aggregate|"
+              r"average|avg|mean|peak|sustained|completion|response|new|gen|text|eval|个|輸出|输出|生成")
+_TOK_UNIT = (r"(?:tok(?:en)?s?|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|second|秒)(?![a-z])"
+             r"|tokens?\s+(?:per|a|each|every)\s+sec(?:ond)?(?![a-z])"
+             r"|tps(?![a-z])|tok/sec|(?:tokens?|tok)\s*每秒|字\s*/\s*秒")
+_MS_PER_TOK = r"(?:ms|毫秒)\s*(?:/|per\s+|每\s*)\s*(?:output\s+)?(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
+_S_PER_1K = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:1k|1000|1,000|千|一千)\s*(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
+_MS = r"(?:ms|msec|milliseconds?|毫秒)(?![a-z/])"
+_SEC = r"(?:s|sec|secs|seconds?|秒)(?![a-z/])"
+
+_NUM_BODY = (rf"(?P<num>{NUMBER})(?:\s*(?:~|-|to|至|到)\s*(?P<num2>{NUMBER}))?"
+             rf"(?:\s*(?P<mult>{MULTIPLIER})(?![a-z]))?\s*(?P<post>\+|多|余)?")
+_FIGURE = re.compile(
+    rf"(?<![a-z0-9_.,/])" + _NUM_BODY
+    + rf"\s*(?P<gap>(?:(?:{_GAP_WORDS})\s*){{0,3}})"
+    + rf"(?:(?P<tpot>{_MS_PER_TOK})|(?P<s1k>{_S_PER_1K})|(?P<tok>{_TOK_UNIT})|(?P<ms>{_MS})|(?P<sec>{_SEC}))",
+    re.I,
+)
+# "每秒生成 30 个 token", "每秒约 1.5 万 tokens": the rate written before the number.
+_FIGURE_CN = re.compile(
+    r"每秒(?:钟)?\s*(?:能|可以?|可)?\s*(?:生成|输出|吐出|产生|处理|解码)?\s*(?:约|大约|近|超过|高达)?\s*"
+    rf"(?P<num>{NUMBER})(?:\s*(?P<mult>千|万))?\s*(?P<post>多)?\s*(?:个)?\s*(?:tokens?|tok)", re.I)
+
+# Latency words: a bare "8.66 秒" or "35 ms" is a figure only near one of these.
+_LATENCY_WORDS = re.compile(
+    r"ttft|time[\s\-]to[\s\-]first[\s\-](?:token|byte)|first[\s\-]token|首\s*(?:个\s*)?(?:token|字|词|包)|"
+    r"latency|延迟|时延|响应时间|tpot|\bitl\b|inter[\s\-]token|time\s+per\s+(?:output\s+)?token|per\s+token|"
+    r"每\s*个?\s*token", re.I)
+
+_KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "metric": (
+        ("prefill_tok_s", r"prompt\s+processing|prompt[\s\-]eval\w*|\bpp\s*\d*\b|pre-?fill\w*|预处理|预填充|提示词?处理|"
+                          r"prompt\s+(?:speed|throughput|tok)|input\s+(?:processing|speed)|处理提示|首段"),
+        ("e2e_tok_s", r"end[\s\-]to[\s\-]end|\be2e\b|端到端|including\s+(?:prefill|ttft|prompt)"),
+        ("generation_tok_s", r"generation|generating|generate[sd]?|\btg\s*\d*\b|decod\w+|\beval\b|生成|解码|吐字|"
+                             r"输出速度|text\s+gen|token\s+gen|output\s+speed|inference\s+speed|推理速度"),
+        ("aggregate_throughput", r"throughput|\btotal\b|aggregate|combined|overall|system[\s\-]wide|cluster|"
+                                 r"吞吐|总(?:输出)?|合计|整体|across\s+(?:all\s+)?\d+"),
+    ),
+    "scope": (
+        ("request", r"single[\s\-](?:request|stream|user|sequence|batch|query|prompt)|one\s+request|"
+                    r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)|\bbs\s*=?\s*1(?!\d)|\bbs1\b|concurrency\s*(?:of\s*|=\s*)?1(?!\d)|"
+                    r"\bc\s*=\s*1(?!\d)|one\s+at\s+a\s+time|per[\s\-](?:request|stream|sequence)|单请求|单并发|单用户|单路|"
+                    r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)"),
+        ("user", r"per[\s\-]user|/\s*user|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),
+        ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device)|/\s*(?:gpu|card)\b|each\s+gpu|每(?:张)?卡|每(?:块)?gpu|单卡吞吐"),
+        ("node", r"per[\s\-](?:node|server|machine|system|host)|/\s*node\b|每(?:个)?节点|每台|单机吞吐"),
+        ("aggregate", r"\btotal\b|aggregate|combined|overall|throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|合计|整体"),
+    ),
+    "spec": (
+        ("false", r"no\s+(?:mtp|spec\w*|speculative|draft)|without\s+(?:mtp|spec\w*|speculative|draft|eagle)|"
+                  r"(?:mtp|spec\w*\s+decod\w*|speculative\s+decoding)\s+(?:off|disabled)|\bplain\b|baseline|vanilla|"
+                  r"不开(?:启)?\s*(?:投机|推测|mtp)|关闭\s*(?:投机|推测|mtp)|未开启?\s*(?:投机|推测|mtp)|无\s*(?:投机|mtp)|不用\s*mtp"),
+        ("true", r"speculative|spec(?:ulative)?[\s\-_]decod\w*|\bmtp\b|eagle\s*-?\d?|medusa|draft\s+model|lookahead|"
+                 r"n-?gram\s+spec|投机|推测解码|多\s*token\s*预测"),
+    ),
+}
+_KEYWORD_RX = {kind: [(value, re.compile(rx, re.I)) for value, rx in rules] for kind, rules in _KEYWORDS.items()}
+
+# A number of requests in flight stated near a figure.
+_CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
+    r"(?<![\d.])(?P<n>\d+)\s*(?:concurrent|parallel|simultaneous)\s*(?:requests?|users?|streams?|sequences?|sessions?|clients?)?",
+    r"(?:concurrency|并发(?:数|量)?|并行数|batch[\s_\-]?size|\bbs|max[\s_\-]num[\s_\-]seqs|--parallel|-np)\s*"
+    r"(?:of|=|:|为|是|设为|设置为)?\s*(?P<n>\d+)(?![\d.])",
+    r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*并发",
+    r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
+    r"batch(?:es)?\s+of\s+(?P<n>\d+)",
+    r"\bc\s*=\s*(?P<n>\d+)(?![\d.])",
+)]
+
+_BOUNDARY = re.compile(r"[;!?\n]|\.(?!\d)(?=\s|$)|。")
+_SPLIT = re.compile(r",|;|\band\b|\bwhile\b|\bversus\b|\bvs\.?|\bor\b|\bbut\b|而|和|与|以及|但|对比|相比|→|->")
+_CHANGE_TO = re.compile(r"(?:\bto\b|\binto\b|到|至|降到|降至|提升到|提升至|升到|升至|提高到|变为|→|->)\s*$", re.I)
+
+
+@dataclass
+class Figure:
+    """One speed or latency figure of a claim.
+
+    Attributes:
+        value: the number in ``unit`` (``1.5 million tok/s`` → 1.5e6); a range is ``(lo, hi)``.
+        unit: ``tok/s``, ``ms``, ``s``, ``ms/tok`` (time per output token) or ``s/1k tok``.
+        metric: one of :data:`METRICS`, or None where the words do not say.
+        scope: one of :data:`SCOPES`, or None.
+        concurrency: requests in flight the words give for this figure (1 for "single stream").
+        spec_decoding: True/False where the words say so ("with MTP", "plain"), else None.
+        qualifier: ``up_to``, ``over``, ``approx``, ``under`` or None.
+        span: ``(start, end)`` character range of the claim text the figure was read from.
+        words: that text.
+        why: the words that set metric, scope, concurrency and speculative decoding.
+        headline: whether this is the claim's headline figure (:func:`choose_headline`).
+        before_change: the first figure of "from X to Y" (Y is the result).
+    """
+
+    value: float | tuple[float, float]
+    unit: str
+    span: tuple[int, int]
+    words: str
+    metric: str | None = None
+    scope: str | None = None
+    concurrency: int | None = None
+    spec_decoding: bool | None = None
+    qualifier: str | None = None
+    why: dict = field(default_factory=dict)
+    headline: bool = False
+    before_change: bool = False
+
+    @property
+    def high(self) -> float:
+        """The figure's value, or the top of its range."""
+        return self.value[1] if isinstance(self.value, tuple) else self.value
+
+    @property
+    def is_rate(self) -> bool:
+        return self.unit == "tok/s"
+
+    def to_json(self) -> dict:
+        value = list(self.value) if isinstance(self.value, tuple) else self.value
+        return {"value": value, "unit": self.unit, "metric": self.metric, "scope": self.scope,
+                "concurrency": self.concurrency, "spec_decoding": self.spec_decoding, "qualifier": self.qualifier,
+                "span": list(self.span), "words": self.words, "headline": self.headline}
+
+
+def _qualifier(t: str, start: int, end: int, post: str | None) -> str | None:
+    before = t[max(0, start - 24):start]
+    for name, rx in QUALIFIER_BEFORE:
+        if re.search(rf"(?:{rx})\s*$", before, re.I):
+            return name
+    after = t[end:end + 4]
+    if post:
+        for name, rx in QUALIFIER_AFTER:
+            if re.fullmatch(rx, post):
+                return name
+    for name, rx in QUALIFIER_AFTER:
+        if re.match(rf"\s*(?:{rx})", after) and name == "approx":
+            return name
+    return None
+
+
+def _raw_figures(t: str, masked: str) -> list[Figure]:
+    found: list[Figure] = []
+    for m in _FIGURE.finditer(masked):
+        unit = ("ms/tok" if m.group("tpot") else "s/1k tok" if m.group("s1k") else "tok/s" if m.group("tok")
+                else "ms" if m.group("ms") else "s")
+        mult = m.group("mult")
+        if mult and mult.lower() == "m" and not re.match(r"\s*(?:tok|t/s|tps)", t[m.end("mult"):], re.I):
+            continue
+        if mult and mult.lower() == "m" and t[m.start("mult")] == "m":
+            continue  # lower-case "m" after a number is metres or minutes, never "million" here
+        lo = to_float(m.group("num"), mult)
+        hi = to_float(m.group("num2"), mult) if m.group("num2") else None
+        if hi is not None and hi <= lo:
+            # "190-195" is a range; "2-5" as in "TP 2-5"? keep; "8-1" is not a range: take the 2nd number
+            lo, hi = hi, None
+        value: float | tuple[float, float] = (lo, hi) if hi is not None else lo
+        span = (m.start(), m.end())
+        if unit in ("ms", "s"):
+            around = t[max(0, span[0] - 48):span[0]] + " " + t[span[1]:span[1] + 24]
+            if not _LATENCY_WORDS.search(around):
+                continue
+        fig = Figure(value=value, unit=unit, span=span, words=t[span[0]:span[1]],
+                     qualifier=_qualifier(t, m.start(), m.end("num2") if m.group("num2") else m.end("num"),
+                                          m.group("post")))
+        gap = (m.group("gap") or "").strip()
+        if gap:
+            fig.why["gap"] = gap
+        found.append(fig)
+    for m in _FIGURE_CN.finditer(masked):
+        span = (m.start(), m.end())
+        if any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
+            continue
+        found.append(Figure(value=to_float(m.group("num"), m.group("mult")), unit="tok/s", span=span,
+                            words=t[span[0]:span[1]], qualifier="over" if m.group("post") else None))
+    found.sort(key=lambda f: f.span[0])
+    return found
+
+
+def _windows(t: str, figs: list[Figure]) -> list[tuple[int, int, int, int]]:
+    """For each figure: (left_start, left_end, right_start, right_end) character ranges."""
+    out = []
+    bounds = [m.end() for m in _BOUNDARY.finditer(t)]
+    for i, f in enumerate(figs):
+        s, e = f.span
+        sent_start = max([b for b in bounds if b <= s], default=0)
+        sent_end = min([b for b in bounds if b > e], default=len(t))
+        left_start = max(sent_start, s - 80)
+        if i > 0 and figs[i - 1].span[1] > left_start:
+            prev_end = figs[i - 1].span[1]
+            between = t[prev_end:s]
+            cut = [m.end() for m in _SPLIT.finditer(between)]
+            left_start = prev_end + (cut[-1] if cut else len(between) // 2)
+        right_end = min(sent_end, e + 80)
+        if i + 1 < len(figs) and figs[i + 1].span[0] < right_end:
+            nxt = figs[i + 1].span[0]
+            between = t[e:nxt]
+            cut = [m.start() for m in _SPLIT.finditer(between)]
+            right_end = e + (cut[-1] if cut else len(between) // 2)
+        out.append((left_start, s, e, right_end))
+    return out
+
+
+def _nearest(rules, t: str, f: Figure, win: tuple[int, int, int, int]) -> tuple[str, str] | None:
+    """The value of the nearest keyword in the figure's gap words and windows, and its words."""
+    ls, le, rs, re_ = win
+    best: tuple[int, str, str] | None = None
+    gap = f.why.get("gap", "")
+    for value, rx in rules:
+        if gap and rx.search(gap):
+            return value, gap
+        for m in rx.finditer(t, ls, le):
+            d = le - m.end()
+            if best is None or d < best[0]:
+                best = (d, value, m.group(0))
+        for m in rx.finditer(t, rs, re_):
+            d = m.start() - rs
+            if best is None or d < best[0]:
+                best = (d, value, m.group(0))
+    return None if best is None else (best[1], best[2])
+
+
+def concurrency_mentions(t: str, exclude: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """Every stated number of concurrent requests: ``[(value, start, end)]``, never inside a
+    figure's own span (the speed is not the concurrency)."""
+    out = []
+    for rx in _CONCURRENCY_RX:
+        for m in rx.finditer(t):
+            s, e = m.span("n")
+            if any(a <= s < b for a, b in exclude):
+                continue
+            n = int(m.group("n"))
+            if n > 0 and not any(o[1] <= s < o[2] for o in out):
+                out.append((n, m.start(), m.end()))
+    return sorted(out, key=lambda o: o[1])
+
+
+def find_figures(t: str, masked: str | None = None) -> list[Figure]:
+    """All speed and latency figures of the normalised claim ``t``, in text order, each with its
+    role. ``masked`` is ``t`` with model and GPU names blanked (so "RTX 4090" is never a number).
+    """
+    masked = t if masked is None else masked
+    figs = _raw_figures(t, masked)
+    spans = [f.span for f in figs]
+    wins = _windows(t, figs)
+    conc = concurrency_mentions(masked, spans)
+    for i, (f, win) in enumerate(zip(figs, wins)):
+        if f.unit == "ms/tok":
+            f.metric = "tpot"
+        elif f.unit in ("ms", "s"):
+            around = t[win[0]:f.span[0]] + " " + t[f.span[1]:win[3]]
+            f.metric = "tpot" if re.search(r"tpot|\bitl\b|inter[\s\-]token|per\s+token|每\s*个?\s*token", around, re.I) \
+                else "ttft" if re.search(r"ttft|first|首", around, re.I) else None
+        elif f.unit == "s/1k tok":
+            f.metric = None
+        hit = _nearest(_KEYWORD_RX["scope"], t, f, win)
+        if hit:
+            f.scope, f.why["scope"] = hit
+        if f.metric is None and f.unit == "tok/s":
+            hit = _nearest(_KEYWORD_RX["metric"], t, f, win)
+            if hit:
+                f.metric, f.why["metric"] = hit
+            if f.metric == "generation_tok_s" and f.scope in ("aggregate", "gpu", "node"):
+                f.metric = "aggregate_throughput"
+            if f.metric is None and f.scope in ("aggregate", "gpu", "node"):
+                f.metric = "aggregate_throughput"
+            elif f.metric is None and f.scope in ("request", "user"):
+                f.metric = "generation_tok_s"
+        hit = _nearest(_KEYWORD_RX["spec"], t, f, win)
+        if hit:
+            f.spec_decoding, f.why["speculative_decoding"] = hit[0] == "true", hit[1]
+        near = [c for c in conc if win[0] <= c[1] < win[3] or win[0] < c[2] <= win[3]]
+        if near:
+            c = min(near, key=lambda c: min(abs(c[1] - f.span[1]), abs(f.span[0] - c[2])))
+            f.concurrency, f.why["concurrency"] = c[0], t[c[1]:c[2]]
+        elif f.scope == "request":
+            f.concurrency = 1
+        if f.concurrency and f.concurrency > 1 and f.scope is None and f.metric == "aggregate_throughput":
+            f.scope = "aggregate"
+        if i + 1 < len(figs) and figs[i + 1].unit == f.unit and _CHANGE_TO.search(t[f.span[1]:figs[i + 1].span[0]]):
+            f.before_change = True
+        if i > 0 and figs[i - 1].before_change:
+            # "from X to Y": Y is the same quantity as X
+            prev = figs[i - 1]
+            f.metric = f.metric or prev.metric
+            f.scope = f.scope or prev.scope
+            f.concurrency = f.concurrency or prev.concurrency
+    return figs
+
+
+def choose_headline(figs: list[Figure]) -> Figure | None:
+    """The claim's headline figure, by this rule (stated in the README):
+
+    1. decode speed over prefill speed, and a rate (tok/s) over a latency — a prefill figure or
+       a TTFT is the headline only when the claim has nothing else;
+    2. the result of a change over its starting point ("from 35 s to 8.7 s" → 8.7 s);
+    3. the figure the sentence stresses ("up to", "peak", "最高") over the others;
+    4. the figure with speculative decoding over the same figure without it ("158 tok/s plain,
+       373 tok/s with MTP" → 373): a claim states its best configuration;
+    5. otherwise the first figure of the text.
+    """
+    if not figs:
+        return None
+    pool = [f for f in figs if f.metric != "prefill_tok_s"] or list(figs)
+    pool = [f for f in pool if f.is_rate] or pool
+    pool = [f for f in pool if not f.before_change] or pool
+    stressed = [f for f in pool if f.qualifier == "up_to"]
+    if stressed and len(stressed) < len(pool):
+        pool = stressed
+    if any(f.spec_decoding for f in pool) and any(f.spec_decoding is False for f in pool):
+        pool = [f for f in pool if f.spec_decoding] or pool
+    return pool[0]
