@@ -225,6 +225,8 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
             result.released_bound = _bound_json(rb)
 
     value, unit, metric = f.get("value"), f.get("unit"), f.get("metric")
+    if isinstance(value, (list, tuple)):
+        value = max(value)  # a range is judged by its top: the claim is at most that
     if gpu is None:
         explanations.append("the bound needs a GPU: pass --gpu NAME or --bandwidth 3.35TB/s "
                             f"(bytes per token here: {_gb(bound.bytes_per_token)})")

@@ -129,8 +129,18 @@ def models() -> tuple[ModelSpec, ...]:
 
 
 def _spec_from_entry(entry: dict) -> ModelSpec:
-    meta = {k: v for k, v in entry.items() if k != "config"}
-    return spec_from_hf_config(entry["config"], name=entry["name"], meta=meta)
+    """A catalog entry → ModelSpec. ``config`` is the model's ``config.json`` as published;
+    ``config_defaults`` holds the values transformers fills in for keys the published file
+    leaves out (Gemma 3's text config names few keys), applied where the file is silent."""
+    meta = {k: v for k, v in entry.items() if k not in ("config", "config_defaults")}
+    cfg = dict(entry["config"])
+    defaults = entry.get("config_defaults") or {}
+    if defaults:
+        if isinstance(cfg.get("text_config"), dict):
+            cfg["text_config"] = {**defaults, **cfg["text_config"]}
+        else:
+            cfg = {**defaults, **cfg}
+    return spec_from_hf_config(cfg, name=entry["name"], meta=meta)
 
 
 def _lookup(kind: str, query: str, items: list[tuple[str, tuple[str, ...], object]]):
@@ -202,6 +212,17 @@ def gpu_from_bandwidth(bandwidth_bytes_per_s: float, memory_bytes: int | None = 
 
 # ------------------------------------------------------------------ Hugging Face config.json
 
+#: Values transformers' config classes fill in when a published ``config.json`` leaves a key
+#: out (the file then relies on the class default). Gemma 3's text config (``Gemma3TextConfig``
+#: in transformers ``models/gemma3/configuration_gemma3.py``) is the case met in practice: the
+#: published gemma-3-4b-it file names neither its heads nor its vocabulary.
+MODEL_TYPE_DEFAULTS: dict[str, dict] = {
+    "gemma3_text": {"vocab_size": 262_208, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+                    "sliding_window": 4096, "sliding_window_pattern": 6, "max_position_embeddings": 131_072,
+                    "tie_word_embeddings": True},
+}
+
+
 def _get(cfg: dict, *keys, default=None):
     for k in keys:
         if cfg.get(k) is not None:
@@ -217,6 +238,7 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
     """
     if "text_config" in cfg and "hidden_size" not in cfg:  # multimodal wrappers
         cfg = {**cfg["text_config"], "model_type": cfg["text_config"].get("model_type", cfg.get("model_type"))}
+    cfg = {**MODEL_TYPE_DEFAULTS.get(str(cfg.get("model_type")), {}), **cfg}
     meta = dict(meta or {})
     mt = str(cfg.get("model_type") or "unknown")
     try:

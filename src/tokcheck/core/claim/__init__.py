@@ -23,7 +23,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from tokcheck.core.claim.figures import METRICS, SCOPES, Figure, choose_headline, concurrency_mentions, find_figures
+from tokcheck.core.claim.figures import (
+    METRICS,
+    SCOPES,
+    Figure,
+    choose_headline,
+    concurrency_mentions,
+    find_figures,
+    infer_single_request,
+)
 from tokcheck.core.claim.hardware import (
     GPU_LIKE,
     find_names,
@@ -89,6 +97,8 @@ class Claim:
         footprint: stated footprints and offload settings, keys from :data:`FOOTPRINT_KEYS`.
         notes: what the reader inferred and why, and names it did not know (with the nearest).
         unknown_names: ``[{"kind": "gpu"|"model", "words": …, "suggestions": […]}]``.
+        inferred: fields read from what the text leaves out rather than from its words (a bare
+            tok/s figure is one request's generation speed); they do not count as stated facts.
     """
 
     text: str
@@ -98,6 +108,7 @@ class Claim:
     footprint: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
     unknown_names: list = field(default_factory=list)
+    inferred: list = field(default_factory=list)
 
     @property
     def headline(self) -> Figure | None:
@@ -105,7 +116,8 @@ class Claim:
 
     @property
     def present(self) -> list[str]:
-        return [item for item, keys in CHECKLIST.items() if any(self.fields.get(k) is not None for k in keys)]
+        return [item for item, keys in CHECKLIST.items()
+                if any(self.fields.get(k) is not None and k not in self.inferred for k in keys)]
 
     @property
     def missing(self) -> list[str]:
@@ -135,8 +147,8 @@ _OLLAMA = re.compile(r"(?<![\w./-])(?P<name>[a-z][a-z0-9.\-]{1,30}):(?P<tag>[a-z
 _SUFFIXES = re.compile(r"[\-_.](?:instruct|chat|base|it|hf|gguf|awq|gptq|fp8|fp4|nvfp4|mxfp4|int4|int8|w4a16|w8a8|"
                        r"bf16|fp16|dynamic|thinking|reasoning|\d{4}|v\d+(?:\.\d+)?|q\d\w*|mlx|4bit|8bit|ud|unsloth)$", re.I)
 _MODEL_LIKE = re.compile(
-    r"(?<![\w./-])(?P<m>[A-Za-z][A-Za-z0-9.]*(?:[\-\s][A-Za-z0-9.]+){0,3}?[\-\s]?\d+(?:\.\d+)?[bBmM]"
-    r"(?:[\-\s]A\d+(?:\.\d+)?[bB])?)(?![\w])")
+    r"(?<![\w./-])(?P<m>[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*-\d+(?:\.\d+)?[bBmM](?:-A\d+(?:\.\d+)?[bB])?"
+    r"|(?:[A-Z][A-Za-z0-9.]*\s){1,3}\d+(?:\.\d+)?[bB](?:[\-\s]A\d+(?:\.\d+)?[bB])?)(?![\w])")
 
 
 def _strip_suffixes(name: str) -> list[str]:
@@ -330,12 +342,16 @@ def parse_claim(text: str) -> Claim:
             raise TokcheckError(f"{plain(fig.high)} tok/s is beyond any serving system; check the number")
         if fig.high <= 0:
             raise TokcheckError(f"the claimed figure must be positive, got {fig.words!r}")
+    stated_conc = concurrency_mentions(_blank(masked, [fig.span for fig in figs]), [])
+    infer_single_request(figs, any(c[0] > 1 for c in stated_conc)
+                         or any(fig.scope in ("aggregate", "gpu", "node") for fig in figs))
     head = choose_headline(figs)
     head.headline = True
     value = list(head.value) if isinstance(head.value, tuple) else head.value
     f["value"], f["unit"] = value, head.unit
     src["value"] = src["unit"] = head.words
-    if head.metric:
+    inferred: list[str] = []
+    if head.metric and not str(head.why.get("metric", "")).startswith("inferred"):
         f["metric"] = head.metric
         src["metric"] = head.why.get("metric") or head.why.get("gap") or head.words
 
@@ -379,7 +395,7 @@ def parse_claim(text: str) -> Claim:
         foot.setdefault(key, hit)
 
     # --- concurrency of the headline: its own words, else the one stated for the whole text
-    if head.concurrency:
+    if head.concurrency and not str(head.why.get("scope", "")).startswith("inferred"):
         f["concurrency"] = head.concurrency
         src["concurrency"] = head.why.get("concurrency") or head.why.get("scope") or head.words
     else:
@@ -399,7 +415,7 @@ def parse_claim(text: str) -> Claim:
     fields = {k: f[k] for k in FIELD_KEYS if k in f and f[k] is not None}
     return Claim(text=raw, fields=fields, figures=figs, sources={k: v for k, v in src.items()},
                  footprint={k: footprint[k] for k in FOOTPRINT_KEYS if k in footprint}, notes=notes,
-                 unknown_names=unknown)
+                 unknown_names=unknown, inferred=inferred)
 
 
 def apply_overrides(claim: Claim, **given) -> Claim:
@@ -421,6 +437,7 @@ def apply_overrides(claim: Claim, **given) -> Claim:
             raise TokcheckError(f"metric must be one of {', '.join(OPTION_METRICS)}")
         fields[key] = value
         sources[key] = f"option --{key.replace('_', '-')}"
+    inferred = [k for k in claim.inferred if k not in given or given[k] is None]
     return Claim(text=claim.text, fields={k: fields[k] for k in FIELD_KEYS if k in fields}, figures=claim.figures,
                  sources=sources, footprint=dict(claim.footprint), notes=list(claim.notes),
-                 unknown_names=list(claim.unknown_names))
+                 unknown_names=list(claim.unknown_names), inferred=inferred)

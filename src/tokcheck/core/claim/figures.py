@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from tokcheck.core.claim.numbers import MULTIPLIER, NUMBER, QUALIFIER_AFTER, QUALIFIER_BEFORE, to_float
 
 #: What a figure measures.
-METRICS = ("ttft", "tpot", "generation_tok_s", "e2e_tok_s", "aggregate_throughput", "prefill_tok_s")
+METRICS = ("ttft", "tpot", "e2e_latency", "generation_tok_s", "e2e_tok_s", "aggregate_throughput", "prefill_tok_s")
 #: Whose speed it is: one request, each user (per-request speed under load), all requests
 #: together, per GPU, per node.
 SCOPES = ("request", "user", "aggregate", "gpu", "node")
@@ -31,8 +31,9 @@ _GAP_WORDS = (r"output|total|generated|generation|generating|decode|decoding|pro
               r"average|avg|mean|peak|sustained|completion|response|new|gen|text|eval|个|輸出|输出|生成")
 _TOK_UNIT = (r"(?:tok(?:en)?s?|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|second|秒)(?![a-z])"
              r"|tokens?\s+(?:per|a|each|every)\s+sec(?:ond)?(?![a-z])"
-             r"|tps(?![a-z])|tok/sec|(?:tokens?|tok)\s*每秒|字\s*/\s*秒")
+             r"|tps(?![a-z])|tgs(?![a-z])|tok/sec|(?:tokens?|tok|令牌)\s*每秒|(?:个\s*)?令牌\s*/\s*秒|字\s*/\s*秒")
 _MS_PER_TOK = r"(?:ms|毫秒)\s*(?:/|per\s+|每\s*)\s*(?:output\s+)?(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
+_S_PER_TOK = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:output\s+)?(?:个\s*)?(?:tok(?:en)?|令牌)(?![a-z])"
 _S_PER_1K = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:1k|1000|1,000|千|一千)\s*(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
 _MS = r"(?:ms|msec|milliseconds?|毫秒)(?![a-z/])"
 _SEC = r"(?:s|sec|secs|seconds?|秒)(?![a-z/])"
@@ -40,21 +41,21 @@ _SEC = r"(?:s|sec|secs|seconds?|秒)(?![a-z/])"
 _NUM_BODY = (rf"(?P<num>{NUMBER})(?:\s*(?:~|-|to|至|到)\s*(?P<num2>{NUMBER}))?"
              rf"(?:\s*(?P<mult>{MULTIPLIER})(?![a-z]))?\s*(?P<post>\+|多|余)?")
 _FIGURE = re.compile(
-    rf"(?<![a-z0-9_.,/])" + _NUM_BODY
+    rf"(?<![a-z0-9_./])(?<!\d,)" + _NUM_BODY
     + rf"\s*(?P<gap>(?:(?:{_GAP_WORDS})\s*){{0,3}})"
-    + rf"(?:(?P<tpot>{_MS_PER_TOK})|(?P<s1k>{_S_PER_1K})|(?P<tok>{_TOK_UNIT})|(?P<ms>{_MS})|(?P<sec>{_SEC}))",
+    + rf"(?:(?P<tpot>{_MS_PER_TOK})|(?P<stpot>{_S_PER_TOK})|(?P<s1k>{_S_PER_1K})|(?P<tok>{_TOK_UNIT})|(?P<ms>{_MS})|(?P<sec>{_SEC}))",
     re.I,
 )
 # "每秒生成 30 个 token", "每秒约 1.5 万 tokens": the rate written before the number.
 _FIGURE_CN = re.compile(
     r"每秒(?:钟)?\s*(?:能|可以?|可)?\s*(?:生成|输出|吐出|产生|处理|解码)?\s*(?:约|大约|近|超过|高达)?\s*"
-    rf"(?P<num>{NUMBER})(?:\s*(?P<mult>千|万))?\s*(?P<post>多)?\s*(?:个)?\s*(?:tokens?|tok)", re.I)
+    rf"(?P<num>{NUMBER})(?:\s*(?P<mult>千|万|k))?\s*(?P<post>多)?\s*(?:个)?\s*(?:tokens?|tok|令牌)", re.I)
 
 # Latency words: a bare "8.66 秒" or "35 ms" is a figure only near one of these.
 _LATENCY_WORDS = re.compile(
     r"ttft|time[\s\-]to[\s\-]first[\s\-](?:token|byte)|first[\s\-]token|首\s*(?:个\s*)?(?:token|字|词|包)|"
     r"latency|延迟|时延|响应时间|tpot|\bitl\b|inter[\s\-]token|time\s+per\s+(?:output\s+)?token|per\s+token|"
-    r"每\s*个?\s*token", re.I)
+    r"每\s*个?\s*token|takes?|took|需要|要|耗时|用时|prefill\w*|预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", re.I)
 
 _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "metric": (
@@ -72,9 +73,10 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
                     r"\bc\s*=\s*1(?!\d)|one\s+at\s+a\s+time|per[\s\-](?:request|stream|sequence)|单请求|单并发|单用户|单路|"
                     r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)"),
         ("user", r"per[\s\-]user|/\s*user|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),
-        ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device)|/\s*(?:gpu|card)\b|each\s+gpu|每(?:张)?卡|每(?:块)?gpu|单卡吞吐"),
+        ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device)|/\s*(?:gpu|card)\b|each\s+gpu|每\s*(?:张|块)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
         ("node", r"per[\s\-](?:node|server|machine|system|host)|/\s*node\b|每(?:个)?节点|每台|单机吞吐"),
-        ("aggregate", r"\btotal\b|aggregate|combined|overall|throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|合计|整体"),
+        ("aggregate", r"\btotal\b|aggregate|combined|overall|throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|合计|整体|"
+                      r"最大并发|高并发|under\s+(?:full\s+)?load|at\s+max(?:imum)?\s+concurrency|\d+\s*并发"),
     ),
     "spec": (
         ("false", r"no\s+(?:mtp|spec\w*|speculative|draft)|without\s+(?:mtp|spec\w*|speculative|draft|eagle)|"
@@ -97,6 +99,21 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"\bc\s*=\s*(?P<n>\d+)(?![\d.])",
 )]
 
+_CONTINUES = re.compile(
+    rf"\s*,?\s*(?:and\s+|then\s+|再|并|又)?(?:further\s+)?(?:to|into|到|降到|升到|提升到|提高到|达到)\s*(?:about\s+|~|约)?"
+    rf"(?P<num>{NUMBER})(?![\d.,]?\d)(?!\s*(?:[a-z%]|倍|万|千|[/:]|个|字))", re.I)
+_BARE_SPEED = re.compile(
+    rf"(?P<word>decode|decoding|\btg\d*|\bpp\d*|generation|prefill|生成|解码|预填充|速度|speed)\s*(?:速度)?\s*"
+    rf"(?:从|from|约|~|about|为|是|of|at|:)?\s*(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)"
+    rf"(?!\s*(?:[a-z%]|倍|万|千|[/:]|个|字|tokens?))", re.I)
+# Strong decode/prefill words: a bare number right after one is a speed even when other figures
+# have units ("NVFP4 解码 38.65、FP8 为 20.5").
+_BARE_STRONG = re.compile(
+    rf"(?P<word>\bdecod(?:e|ing)|\btg\d*|\beval\s+rate|解码|生成速度)\s*(?:速度)?\s*(?:从|from|约|~|about|为|是|of|at|:)?\s*"
+    rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)(?!\s*(?:[a-z%]|倍|万|千|[/:]|个|字|tokens?))"
+    rf"(?P<more>(?:\s*[,、]\s*(?:[a-z0-9]+\s*)?(?:为|是|:)?\s*(?P<num2>{NUMBER})(?![\d.,]?\d)(?!\s*(?:[a-z%]|倍|万|千|[/:]|个|字|tokens?)))?)", re.I)
+_SHARED_UNIT = re.compile(rf"(?<![\d.])(?P<num>{NUMBER})(?P<word>\s*(?:pp|tg|prefill|decode|prompt|gen)\d*)?\s*/\s*", re.I)
+_CONTRAST = re.compile(r"\bbut\b|\bwhile\b|\bwhereas\b|\bversus\b|\bvs\.?|\bhowever\b|;|但是?|而|然而|相比之下", re.I)
 _BOUNDARY = re.compile(r"[;!?\n]|\.(?!\d)(?=\s|$)|。")
 _SPLIT = re.compile(r",|;|\band\b|\bwhile\b|\bversus\b|\bvs\.?|\bor\b|\bbut\b|而|和|与|以及|但|对比|相比|→|->")
 _CHANGE_TO = re.compile(r"(?:\bto\b|\binto\b|到|至|降到|降至|提升到|提升至|升到|升至|提高到|变为|→|->)\s*$", re.I)
@@ -169,8 +186,8 @@ def _qualifier(t: str, start: int, end: int, post: str | None) -> str | None:
 def _raw_figures(t: str, masked: str) -> list[Figure]:
     found: list[Figure] = []
     for m in _FIGURE.finditer(masked):
-        unit = ("ms/tok" if m.group("tpot") else "s/1k tok" if m.group("s1k") else "tok/s" if m.group("tok")
-                else "ms" if m.group("ms") else "s")
+        unit = ("ms/tok" if m.group("tpot") or m.group("stpot") else "s/1k tok" if m.group("s1k")
+                else "tok/s" if m.group("tok") else "ms" if m.group("ms") else "s")
         mult = m.group("mult")
         if mult and mult.lower() == "m" and not re.match(r"\s*(?:tok|t/s|tps)", t[m.end("mult"):], re.I):
             continue
@@ -178,6 +195,18 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             continue  # lower-case "m" after a number is metres or minutes, never "million" here
         lo = to_float(m.group("num"), mult)
         hi = to_float(m.group("num2"), mult) if m.group("num2") else None
+        if m.group("stpot"):
+            lo, hi = lo * 1000, None if hi is None else hi * 1000  # s/token → ms/token
+        if hi is not None and re.search(r"(?:\bfrom|从|由)\s*$", t[max(0, m.start() - 8):m.start()], re.I) \
+                and re.search(r"to|到|至", t[m.end("num"):m.start("num2")], re.I):
+            # "from 51 to 79 t/s" is a change, not a range: two figures, the second the result
+            first = Figure(value=lo, unit=unit, span=(m.start(), m.end("num")), words=t[m.start():m.end("num")],
+                           before_change=True)
+            found.append(first)
+            fig = Figure(value=hi, unit=unit, span=(m.start("num2"), m.end()), words=t[m.start("num2"):m.end()],
+                         qualifier=_qualifier(t, m.start("num2"), m.end("num2"), m.group("post")))
+            found.append(fig)
+            continue
         if hi is not None and hi <= lo:
             # "190-195" is a range; "2-5" as in "TP 2-5"? keep; "8-1" is not a range: take the 2nd number
             lo, hi = hi, None
@@ -194,12 +223,60 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         if gap:
             fig.why["gap"] = gap
         found.append(fig)
+    # "… from 13.0 to 15.6 tokens per second, and to 16.4 with row split": a bare number that
+    # continues a change takes the unit of the figure before it
+    for fig in list(found):
+        m = _CONTINUES.match(masked, fig.span[1])
+        if m and not any(f.span[0] <= m.start("num") < f.span[1] for f in found):
+            fig.before_change = True
+            span = (m.start("num"), m.end("num"))
+            found.append(Figure(value=to_float(m.group("num")), unit=fig.unit, span=span, words=t[span[0]:span[1]]))
     for m in _FIGURE_CN.finditer(masked):
         span = (m.start(), m.end())
         if any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
             continue
         found.append(Figure(value=to_float(m.group("num"), m.group("mult")), unit="tok/s", span=span,
                             words=t[span[0]:span[1]], qualifier="over" if m.group("post") else None))
+    for m in _BARE_STRONG.finditer(masked):
+        for g in ("num", "num2"):
+            if not m.group(g):
+                continue
+            span = (m.start(g), m.end(g))
+            if any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
+                continue
+            fig = Figure(value=to_float(m.group(g)), unit="tok/s", span=span, words=t[span[0]:span[1]])
+            fig.why["unit"] = f"no unit stated; {m.group('word')!r} read as a speed in tok/s"
+            found.append(fig)
+    for fig in list(found):
+        # "3670.42 pp / 82.74 tg tok/s": two numbers before one unit
+        m = _SHARED_UNIT.search(masked, max(0, fig.span[0] - 40), fig.span[0])
+        if m and m.end() == fig.span[0] and not any(f.span[0] <= m.start("num") < f.span[1] for f in found):
+            span = (m.start("num"), m.end("num") + len(m.group("word") or ""))
+            other = Figure(value=to_float(m.group("num")), unit=fig.unit, span=(m.start("num"), m.end("num")),
+                           words=t[m.start("num"):m.end("num")] + (m.group("word") or ""))
+            if m.group("word"):
+                other.why["gap"] = m.group("word").strip()
+            found.append(other)
+    # "20tokens/s-30tokens/s": one range written with the unit twice
+    found.sort(key=lambda f: f.span[0])
+    merged: list[Figure] = []
+    for fig in found:
+        if merged and merged[-1].unit == fig.unit and not isinstance(merged[-1].value, tuple) \
+                and not isinstance(fig.value, tuple) and re.fullmatch(r"\s*(?:-|~|to|至|到)\s*", t[merged[-1].span[1]:fig.span[0]]) \
+                and fig.value > merged[-1].value and not merged[-1].before_change:
+            prev = merged[-1]
+            prev.value, prev.span = (prev.value, fig.value), (prev.span[0], fig.span[1])
+            prev.words = t[prev.span[0]:prev.span[1]]
+            continue
+        merged.append(fig)
+    found = merged
+    if not found:
+        # no unit anywhere: a number right after a decode/prefill word is read as tok/s, and says so
+        for m in _BARE_SPEED.finditer(masked):
+            span = (m.start("num"), m.end("num"))
+            fig = Figure(value=to_float(m.group("num")), unit="tok/s", span=span, words=t[span[0]:span[1]])
+            fig.why["unit"] = f"no unit stated; {m.group('word')!r} read as a speed in tok/s"
+            found.append(fig)
     found.sort(key=lambda f: f.span[0])
     return found
 
@@ -212,13 +289,14 @@ def _windows(t: str, figs: list[Figure]) -> list[tuple[int, int, int, int]]:
         s, e = f.span
         sent_start = max([b for b in bounds if b <= s], default=0)
         sent_end = min([b for b in bounds if b > e], default=len(t))
-        left_start = max(sent_start, s - 80)
+        left_start = max([sent_start, s - 80] + [m.end() for m in _CONTRAST.finditer(t, max(sent_start, s - 80), s)])
         if i > 0 and figs[i - 1].span[1] > left_start:
             prev_end = figs[i - 1].span[1]
             between = t[prev_end:s]
             cut = [m.end() for m in _SPLIT.finditer(between)]
             left_start = prev_end + (cut[-1] if cut else len(between) // 2)
-        right_end = min(sent_end, e + 80)
+        contrast = [m.start() for m in _CONTRAST.finditer(t, e, min(sent_end, e + 80))]
+        right_end = min([sent_end, e + 80] + contrast)
         if i + 1 < len(figs) and figs[i + 1].span[0] < right_end:
             nxt = figs[i + 1].span[0]
             between = t[e:nxt]
@@ -276,8 +354,16 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             f.metric = "tpot"
         elif f.unit in ("ms", "s"):
             around = t[win[0]:f.span[0]] + " " + t[f.span[1]:win[3]]
-            f.metric = "tpot" if re.search(r"tpot|\bitl\b|inter[\s\-]token|per\s+token|每\s*个?\s*token", around, re.I) \
-                else "ttft" if re.search(r"ttft|first|首", around, re.I) else None
+            f.metric = ("tpot" if re.search(r"tpot|\bitl\b|inter[\s\-]token|per\s+(?:output\s+)?token|token\s*间|每\s*个?\s*token", around, re.I)
+                        else "ttft" if re.search(r"ttft|first|首", around, re.I)
+                        else "ttft" if re.search(r"prefill\w*|预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", around, re.I)
+                        else "e2e_latency" if re.search(r"e2e|end[\s\-]to[\s\-]end|整句|总时延|整体时延|request\s+latency|完整响应|"
+                                                        r"takes?|took|需要|要|耗时|用时", around, re.I)
+                        else None)
+            if f.metric == "tpot":  # a time per output token is kept in ms per token
+                scale = 1000 if f.unit == "s" else 1
+                f.value = tuple(v * scale for v in f.value) if isinstance(f.value, tuple) else f.value * scale
+                f.unit = "ms/tok"
         elif f.unit == "s/1k tok":
             f.metric = None
         hit = _nearest(_KEYWORD_RX["scope"], t, f, win)
@@ -302,17 +388,35 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             f.concurrency, f.why["concurrency"] = c[0], t[c[1]:c[2]]
         elif f.scope == "request":
             f.concurrency = 1
-        if f.concurrency and f.concurrency > 1 and f.scope is None and f.metric == "aggregate_throughput":
-            f.scope = "aggregate"
+        if f.concurrency and f.concurrency > 1 and f.scope is None and f.metric in ("aggregate_throughput",
+                                                                                     "generation_tok_s"):
+            # "32 并发 … 平均生成速度 1000 tokens/s": a generation rate at concurrency > 1 without a
+            # per-user word is the server's total
+            f.scope, f.metric = "aggregate", "aggregate_throughput"
         if i + 1 < len(figs) and figs[i + 1].unit == f.unit and _CHANGE_TO.search(t[f.span[1]:figs[i + 1].span[0]]):
             f.before_change = True
-        if i > 0 and figs[i - 1].before_change:
-            # "from X to Y": Y is the same quantity as X
-            prev = figs[i - 1]
-            f.metric = f.metric or prev.metric
-            f.scope = f.scope or prev.scope
-            f.concurrency = f.concurrency or prev.concurrency
+    for prev, f in zip(figs, figs[1:]):
+        if prev.before_change:  # "from X to Y": X and Y are the same quantity
+            for a, b in ((f, prev), (prev, f)):
+                a.metric = a.metric or b.metric
+                a.scope = a.scope or b.scope
+                a.concurrency = a.concurrency or b.concurrency
     return figs
+
+
+def infer_single_request(figs: list[Figure], text_says_concurrent: bool) -> None:
+    """A tok/s figure with no word for its metric or scope, in a text that states no concurrency
+    above one, is read as one request's generation speed (how such claims are meant); the figure
+    says so in ``why`` and the field is marked inferred, not stated."""
+    if text_says_concurrent:
+        return
+    for f in figs:
+        if f.is_rate and f.metric is None and f.scope is None:
+            f.metric, f.scope = "generation_tok_s", "request"
+            f.why["metric"] = f.why["scope"] = "inferred: no metric, scope or concurrency stated"
+        elif not f.is_rate and f.scope is None:
+            f.scope = "request"
+            f.why["scope"] = "inferred: no scope or concurrency stated"
 
 
 def choose_headline(figs: list[Figure]) -> Figure | None:
