@@ -44,6 +44,10 @@ class GpuSpec:
         achievable_source: where that fraction comes from.
         checked: yes / partly / no — checked against a primary datasheet.
         source: where the row comes from.
+        kind: datacenter, workstation, consumer, apple, amd_datacenter, amd_consumer, soc,
+            host_memory (a host memory system, for weights offloaded to CPU RAM) or cpu.
+        fp4_dense_tflops: dense FP4 tensor rate where the GPU has one.
+        notes: how derived figures were computed (dense = sparse / 2, SM × clock …).
     """
 
     name: str
@@ -57,6 +61,9 @@ class GpuSpec:
     checked: str = "no"
     source: str = ""
     aliases: tuple[str, ...] = ()
+    kind: str = ""
+    fp4_dense_tflops: float | None = None
+    notes: str = ""
 
     @property
     def memory_gb(self) -> float | None:
@@ -91,7 +98,7 @@ def gpus() -> tuple[GpuSpec, ...]:
     for row in csv.DictReader(text.splitlines()):
         out.append(GpuSpec(
             name=row["name"],
-            memory_bytes=int(float(row["memory_gib"]) * GIB),
+            memory_bytes=int(float(row["memory_gib"]) * GIB) if (row.get("memory_gib") or "").strip() else None,
             peak_bandwidth_bytes_per_s=float(row["peak_bandwidth_tb_s"]) * 1e12,
             bf16_dense_tflops=_opt_float(row["bf16_dense_tflops"]),
             fp8_dense_tflops=_opt_float(row["fp8_dense_tflops"]),
@@ -100,6 +107,9 @@ def gpus() -> tuple[GpuSpec, ...]:
             checked=row["checked"],
             source=row["source"],
             aliases=tuple(a for a in row["aliases"].split("|") if a),
+            kind=row.get("kind") or "",
+            fp4_dense_tflops=_opt_float(row.get("fp4_dense_tflops") or ""),
+            notes=row.get("notes") or "",
         ))
     return tuple(out)
 

@@ -39,6 +39,7 @@ from tokcheck.core.claim.hardware import (
     gpu_count_near,
     gpu_memory_anywhere,
     gpu_memory_near,
+    is_comparison,
 )
 from tokcheck.core.claim.numbers import plain
 from tokcheck.core.claim.text import normalise
@@ -259,9 +260,10 @@ def _read_gpu(t: str, gpus, systems, f: dict, src: dict, foot: dict, notes: list
             f["gpu_count"] = sysrow["count"] * c[0]
             src["gpu_count"] = t[c[1]:h.end]
     hits = find_names(_blank(t, model_spans + spans), [(g.name, g.aliases) for g in gpus], min_len=2)
-    if hits and "gpu" not in f:
-        # the GPU the claim is about: the first one with a count, else the first
-        counted = [(h, gpu_count_near(t, h)) for h in hits]
+    # the GPU the claim ran on: not one it is compared against; the first with a count, else the first
+    own = [h for h in hits if not is_comparison(t, h)]
+    if own and "gpu" not in f:
+        counted = [(h, gpu_count_near(t, h)) for h in own]
         h, c = next(((h, c) for h, c in counted if c), counted[0])
         f["gpu"], src["gpu"] = h.name, t[h.start:h.end]
         if c:
@@ -270,8 +272,8 @@ def _read_gpu(t: str, gpus, systems, f: dict, src: dict, foot: dict, notes: list
         if mem:
             f["gpu_memory_gb"], src["gpu_memory_gb"] = mem[0], t[h.start:mem[2]]
     spans.extend((h.start, h.end) for h in hits)
-    if "gpu" not in f:
-        for m in GPU_LIKE.finditer(_blank(t, model_spans)):
+    if "gpu" not in f and not hits:
+        for m in GPU_LIKE.finditer(_blank(t, model_spans + spans)):
             words = m.group(0).strip()
             if not re.search(r"\d", words) or re.fullmatch(r"[abhlv]\d{2,3}", words, re.I) and _looks_like_length(t, m):
                 continue
@@ -360,6 +362,10 @@ def parse_claim(text: str) -> Claim:
         c = gpu_count_anywhere(masked, [fig.span for fig in figs])
         if c:
             f["gpu_count"], src["gpu_count"] = c[0], t[c[1]:c[2]]
+    nodes = re.search(r"(?<![\d.])(\d+)\s+(?:nodes?|servers?|machines?|hosts?)\s+(?:of|with|x|each\s+with)\s+(\d+)\s*(?:x\s*)?", masked, re.I)
+    if nodes:
+        f["gpu_count"] = int(nodes.group(1)) * int(nodes.group(2))
+        src["gpu_count"] = nodes.group(0)
     tp = re.search(r"(?:\btp|tensor[\s\-_]parallel(?:ism|[\s\-_]size)?|-tp|--tensor-parallel-size)\s*(?:=|:|of)?\s*(\d+)", masked, re.I)
     pp = re.search(r"(?:\bpp|pipeline[\s\-_]parallel(?:ism|[\s\-_]size)?|-pp|--pipeline-parallel-size)\s*(?:=|:|of)?\s*(\d+)(?!\d)", masked, re.I)
     if tp:
@@ -384,7 +390,7 @@ def parse_claim(text: str) -> Claim:
             continue
         f[key], src[key] = hit[0], t[hit[1]:hit[2]]
     no_figures = _blank(masked, [fig.span for fig in figs])
-    for key, hit in length_words(no_figures).items():
+    for key, hit in length_words(no_figures, near=head.span[0], prefill_headline=head.metric == "prefill_tok_s").items():
         f[key], src[key] = hit[0], t[hit[1]:hit[2]]
     for key, hit in option_words(t).items():
         f[key], src[key] = hit[0], t[hit[1]:hit[2]]

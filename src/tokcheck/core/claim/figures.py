@@ -29,8 +29,8 @@ SCOPES = ("request", "user", "aggregate", "gpu", "node")
 
 _GAP_WORDS = (r"output|total|generated|generation|generating|decode|decoding|prompt|input|prefill|aggregate|"
               r"average|avg|mean|peak|sustained|completion|response|new|gen|text|eval|个|輸出|输出|生成")
-_TOK_UNIT = (r"(?:tok(?:en)?s?|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|second|秒)(?![a-z])"
-             r"|tokens?\s+(?:per|a|each|every)\s+sec(?:ond)?(?![a-z])"
+_TOK_UNIT = (r"(?:tok(?:en)?s?|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|seconds?|秒)(?![a-z])"
+             r"|tokens?\s+(?:per|a|each|every)\s+sec(?:onds?)?(?![a-z])"
              r"|tps(?![a-z])|tgs(?![a-z])|tok/sec|(?:tokens?|tok|令牌)\s*每秒|(?:个\s*)?令牌\s*/\s*秒|字\s*/\s*秒")
 _MS_PER_TOK = r"(?:ms|毫秒)\s*(?:/|per\s+|每\s*)\s*(?:output\s+)?(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
 _S_PER_TOK = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:output\s+)?(?:个\s*)?(?:tok(?:en)?|令牌)(?![a-z])"
@@ -100,10 +100,12 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
 )]
 
 _CONTINUES = re.compile(
-    rf"\s*,?\s*(?:and\s+|then\s+|再|并|又)?(?:further\s+)?(?:to|into|到|降到|升到|提升到|提高到|达到)\s*(?:about\s+|~|约)?"
+    rf"\s*,?\s*(?:(?:and|then|but)\s+)?(?:再|并|又)?(?:(?:further|\w+ing|\w+s|\w+ed)\s+)?"
+    rf"(?:to|into|到|降到|升到|提升到|提高到|达到|vs\.?|versus|against|compared\s+(?:to|with)|than)\s*(?:about\s+|~|约)?"
     rf"(?P<num>{NUMBER})(?![\d.,]?\d)(?!\s*(?:[a-z%]|倍|万|千|[/:]|个|字))", re.I)
 _BARE_SPEED = re.compile(
-    rf"(?P<word>decode|decoding|\btg\d*|\bpp\d*|generation|prefill|生成|解码|预填充|速度|speed)\s*(?:速度)?\s*"
+    rf"(?P<word>decode|decoding|\btg\d*|\bpp\d*|generation|prefill|生成|解码|预填充|速度|speed|\w*tps\w*|tok_s\w*|"
+    rf"tokens_per_second\w*|throughput)\s*(?:速度)?\s*(?:[a-z]+\s+){{0,2}}"
     rf"(?:从|from|约|~|about|为|是|of|at|:)?\s*(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)"
     rf"(?!\s*(?:[a-z%]|倍|万|千|[/:]|个|字|tokens?))", re.I)
 # Strong decode/prefill words: a bare number right after one is a speed even when other figures
@@ -112,7 +114,8 @@ _BARE_STRONG = re.compile(
     rf"(?P<word>\bdecod(?:e|ing)|\btg\d*|\beval\s+rate|解码|生成速度)\s*(?:速度)?\s*(?:从|from|约|~|about|为|是|of|at|:)?\s*"
     rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)(?!\s*(?:[a-z%]|倍|万|千|[/:]|个|字|tokens?))"
     rf"(?P<more>(?:\s*[,、]\s*(?:[a-z0-9]+\s*)?(?:为|是|:)?\s*(?P<num2>{NUMBER})(?![\d.,]?\d)(?!\s*(?:[a-z%]|倍|万|千|[/:]|个|字|tokens?)))?)", re.I)
-_SHARED_UNIT = re.compile(rf"(?<![\d.])(?P<num>{NUMBER})(?P<word>\s*(?:pp|tg|prefill|decode|prompt|gen)\d*)?\s*/\s*", re.I)
+_SHARED_UNIT = re.compile(rf"(?<![\d.])(?P<num>{NUMBER})(?P<word>\s*(?:pp|tg|prefill|decode|prompt|gen|input|output)\d*)?"
+                          rf"\s*(?:/|\band\b|\bvs\.?|\bversus\b|\bor\b|和|与)\s*", re.I)
 _CONTRAST = re.compile(r"\bbut\b|\bwhile\b|\bwhereas\b|\bversus\b|\bvs\.?|\bhowever\b|;|但是?|而|然而|相比之下", re.I)
 _BOUNDARY = re.compile(r"[;!?\n]|\.(?!\d)(?=\s|$)|。")
 _SPLIT = re.compile(r",|;|\band\b|\bwhile\b|\bversus\b|\bvs\.?|\bor\b|\bbut\b|而|和|与|以及|但|对比|相比|→|->")
@@ -228,7 +231,8 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
     for fig in list(found):
         m = _CONTINUES.match(masked, fig.span[1])
         if m and not any(f.span[0] <= m.start("num") < f.span[1] for f in found):
-            fig.before_change = True
+            if not re.search(r"vs|versus|against|compared|than", m.group(0), re.I):
+                fig.before_change = True
             span = (m.start("num"), m.end("num"))
             found.append(Figure(value=to_float(m.group("num")), unit=fig.unit, span=span, words=t[span[0]:span[1]]))
     for m in _FIGURE_CN.finditer(masked):
@@ -311,6 +315,11 @@ def _nearest(rules, t: str, f: Figure, win: tuple[int, int, int, int]) -> tuple[
     ls, le, rs, re_ = win
     best: tuple[int, str, str] | None = None
     gap = f.why.get("gap", "")
+    if gap and rules is _KEYWORD_RX["metric"]:
+        if re.search(r"input|prompt|prefill|\bpp\b", gap, re.I):
+            return "prefill_tok_s", gap
+        if re.search(r"output|generat|decod|\btg\b|completion|输出|生成", gap, re.I):
+            return "generation_tok_s", gap
     for value, rx in rules:
         if gap and rx.search(gap):
             return value, gap
@@ -375,6 +384,8 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
                 f.metric, f.why["metric"] = hit
             if f.metric == "generation_tok_s" and f.scope in ("aggregate", "gpu", "node"):
                 f.metric = "aggregate_throughput"
+            elif f.metric == "aggregate_throughput" and f.scope in ("request", "user"):
+                f.metric = "generation_tok_s"  # "per-user speeds exceeding 250 tok/s" is one user's
             if f.metric is None and f.scope in ("aggregate", "gpu", "node"):
                 f.metric = "aggregate_throughput"
             elif f.metric is None and f.scope in ("request", "user"):
@@ -396,12 +407,19 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
         if i + 1 < len(figs) and figs[i + 1].unit == f.unit and _CHANGE_TO.search(t[f.span[1]:figs[i + 1].span[0]]):
             f.before_change = True
     for prev, f in zip(figs, figs[1:]):
-        if prev.before_change:  # "from X to Y": X and Y are the same quantity
+        between = t[prev.span[1]:f.span[0]]
+        parallel = prev.unit == f.unit and re.fullmatch(r"\s*(?:,|and|or|vs\.?|versus|/|和|与|或)\s*", between, re.I)
+        if prev.before_change or parallel:  # "from X to Y", "X vs. Y": the same quantity
             for a, b in ((f, prev), (prev, f)):
                 a.metric = a.metric or b.metric
                 a.scope = a.scope or b.scope
                 a.concurrency = a.concurrency or b.concurrency
     return figs
+
+
+#: No published single-request decode speed reaches this (wafer-scale and dataflow chips serve
+#: one request at about 1,000–3,000 tok/s): a bare figure above it is a total over many requests.
+SINGLE_REQUEST_CEILING_TOK_S = 5000
 
 
 def infer_single_request(figs: list[Figure], text_says_concurrent: bool) -> None:
@@ -411,7 +429,11 @@ def infer_single_request(figs: list[Figure], text_says_concurrent: bool) -> None
     if text_says_concurrent:
         return
     for f in figs:
-        if f.is_rate and f.metric is None and f.scope is None:
+        if f.is_rate and f.metric is None and f.scope is None and f.high >= SINGLE_REQUEST_CEILING_TOK_S:
+            f.metric, f.scope = "aggregate_throughput", "aggregate"
+            f.why["metric"] = f.why["scope"] = (f"inferred: above {SINGLE_REQUEST_CEILING_TOK_S:,} tok/s no single "
+                                                "request runs; a total over many")
+        elif f.is_rate and f.metric is None and f.scope is None:
             f.metric, f.scope = "generation_tok_s", "request"
             f.why["metric"] = f.why["scope"] = "inferred: no metric, scope or concurrency stated"
         elif not f.is_rate and f.scope is None:
@@ -424,7 +446,8 @@ def choose_headline(figs: list[Figure]) -> Figure | None:
 
     1. decode speed over prefill speed, and a rate (tok/s) over a latency — a prefill figure or
        a TTFT is the headline only when the claim has nothing else;
-    2. the result of a change over its starting point ("from 35 s to 8.7 s" → 8.7 s);
+    2. of a change ("from 35 s to 8.7 s", "245 tok/s, but the upgrade drops it to 135"), the
+       better end: the higher rate or the lower latency;
     3. the figure the sentence stresses ("up to", "peak", "最高") over the others;
     4. the figure with speculative decoding over the same figure without it ("158 tok/s plain,
        373 tok/s with MTP" → 373): a claim states its best configuration;
@@ -434,7 +457,13 @@ def choose_headline(figs: list[Figure]) -> Figure | None:
         return None
     pool = [f for f in figs if f.metric != "prefill_tok_s"] or list(figs)
     pool = [f for f in pool if f.is_rate] or pool
-    pool = [f for f in pool if not f.before_change] or pool
+    # a change "from X to Y" keeps its better end: a higher rate, a lower latency
+    drop = set()
+    for a, b in zip(figs, figs[1:]):
+        if a.before_change and a in pool and b in pool:
+            worse = (a if a.high <= b.high else b) if a.is_rate else (a if a.high >= b.high else b)
+            drop.add(id(worse))
+    pool = [f for f in pool if id(f) not in drop] or pool
     stressed = [f for f in pool if f.qualifier == "up_to"]
     if stressed and len(stressed) < len(pool):
         pool = stressed

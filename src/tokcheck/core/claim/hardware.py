@@ -56,7 +56,7 @@ def find_names(text: str, entries: list[tuple[str, tuple[str, ...]]], min_len: i
     return sorted(kept, key=lambda h: h.start)
 
 
-_COUNT = rf"(?P<n>\d+|{COUNT_WORDS})"
+_COUNT = rf"(?<![\d.])(?P<n>\d+|{COUNT_WORDS})"
 _BEFORE = [re.compile(rx, re.I) for rx in (
     rf"{_COUNT}\s*(?:x|\*)\s*(?:nvidia\s+|amd\s+|geforce\s+|the\s+)?$",
     rf"{_COUNT}\s+(?:nvidia\s+|amd\s+|geforce\s+|instinct\s+|rtx\s+)?$",
@@ -76,6 +76,7 @@ _GENERIC = [re.compile(rx, re.I) for rx in (
     r"(?:\btp|tensor[\s\-_]parallel(?:ism|[\s\-_]size)?)\s*(?:=|:|of|size)?\s*(?P<n>\d+)(?![\d.])",
     r"(?:^|\s)(?:-tp|--tp|--tensor-parallel-size|--tp-size)\s*[= ]\s*(?P<n>\d+)",
     r"(?<![\w.])(?P<n>\d+)[\s\-]way\s+(?:tensor[\s\-]parallel\w*|tp|parallel)?",
+    r"\((?P<n>\d+)\s+(?:gpus\s+)?total\)",
     rf"(?<![a-z]){_COUNT}\s+(?:of\s+(?:them|these)|gpus?)\b",
 )]
 _SINGLE = re.compile(r"单卡|单张|一张(?:卡|显卡)?|single[\s\-]gpu|one\s+gpu|a\s+single\s+(?:\w+\s+){0,2}(?:gpu|card)|"
@@ -98,9 +99,23 @@ def gpu_count_near(t: str, hit: NameHit) -> Hit | None:
             n = count_value(m.group("n"))
             if n:
                 return n, hit.end, hit.end + m.end()
-    if re.search(r"\b(?:an?|one|a\s+single|single)\s+(?:nvidia\s+|amd\s+|geforce\s+)?$", before, re.I):
+    if re.match(r"\s*(?:node|server|box|machine|system|host|instance|pod|rack)s?\b", after, re.I):
+        return None  # "a single H200 node" counts nodes, not GPUs
+    if re.search(r"\b(?:an?|one|a\s+single|single)\s+(?:[a-z]+[\-][a-z]+\s+|[a-z]+\s+)?(?:nvidia\s+|amd\s+|geforce\s+)?$",
+                 before, re.I) and not re.search(r"\b(?:an?|one)\s+(?:of|more|other)\s+", before, re.I):
         return 1, hit.start - 10, hit.start
     return None
+
+
+_COMPARED = re.compile(r"(?:\bthan|\bvs\.?|\bversus|\bover\s+(?:the|an?)|compared\s+(?:to|with)|\bagainst|"
+                       r"\d+\.\d+\s*[x×]\s*(?:the|an?)?|\d+\s*[x×]\s+(?:the|an?)\s|"
+                       r"比|相比|对比)\s*(?:the\s+|an?\s+|nvidia\s+|amd\s+)?(?:\d+\s*[x×]?\s*)?$", re.I)
+
+
+def is_comparison(t: str, hit: NameHit) -> bool:
+    """Whether a GPU name is what the claim compares against ("30% more than H200 GPUs",
+    "up to 3.1x the MI325X"), not the hardware it ran on."""
+    return bool(_COMPARED.search(t[max(0, hit.start - 24):hit.start]))
 
 
 def gpu_count_anywhere(t: str, exclude: list[tuple[int, int]]) -> Hit | None:

@@ -7,7 +7,7 @@ import re
 
 #: One number: thousands separators or plain, optional decimals. Not the tail of a word or
 #: version ("pp512", "3.1"): the caller's pattern decides what may stand before it.
-NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?"
 
 #: Multipliers written after a number, and their factor.
 MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "千": 1e3, "万": 1e4, "million": 1e6, "mn": 1e6, "m": 1e6,
@@ -41,8 +41,12 @@ CN_COUNT = "|".join(sorted(_CN_DIGITS, key=len, reverse=True))
 
 
 def to_float(number: str, multiplier: str | None = None) -> float:
-    """``"34,491"`` → 34491.0; ``("1.5", "million")`` → 1.5e6; ``("1.5", "万")`` → 15000.0."""
-    value = float(number.replace(",", ""))
+    """``"34,491"`` → 34491.0; ``"132,75"`` → 132.75 (a decimal comma: one or two digits after
+    it); ``("1.5", "million")`` → 1.5e6; ``("1.5", "万")`` → 15000.0."""
+    if re.fullmatch(r"\d+,\d{1,2}", number):  # a decimal comma: "132,75 TPS"
+        value = float(number.replace(",", "."))
+    else:
+        value = float(number.replace(",", ""))
     if multiplier:
         value *= MULTIPLIERS[multiplier.lower()]
     return value

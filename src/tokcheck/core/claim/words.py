@@ -153,9 +153,24 @@ def _length(m: re.Match, g: str = "n", k: str = "k", kilo: int = 1000) -> int:
     return int(to_float(m.group(g)) * (kilo if m.group(k) else 1))
 
 
-def length_words(t: str) -> dict:
+def _nearest_match(patterns: list[str], t: str, near: int | None, taken: tuple[int, int] | None = None) -> re.Match | None:
+    """Among every match of every pattern, the one closest to position ``near`` (the headline
+    figure), else the first in the text; never one whose number lies in ``taken`` (the number
+    another length already used: "输入 2000 输出 500" has no output of 2000)."""
+    found = [m for rx in patterns for m in re.finditer(rx, t, re.I)
+             if taken is None or not (taken[0] <= m.start("n") < taken[1])]
+    if not found:
+        return None
+    if near is None:
+        return min(found, key=lambda m: m.start())
+    return min(found, key=lambda m: (min(abs(m.start() - near), abs(m.end() - near)), m.start()))
+
+
+def length_words(t: str, near: int | None = None, prefill_headline: bool = False) -> dict:
     """``input_tokens``, ``output_tokens``, ``max_model_len`` stated in ``t`` (``t`` has model
-    and GPU names blanked, so "RTX 4070" is never 4,070 tokens)."""
+    and GPU names blanked, so "RTX 4070" is never 4,070 tokens). Where a text states several
+    (one per figure), the one nearest ``near`` — the headline figure — is taken. llama-bench's
+    ``pp512`` is a prompt length only for a prefill headline (its ``tg128`` test has no prompt)."""
     out: dict[str, Hit] = {}
     pair = (re.search(r"(?:isl\s*/\s*osl|in\s*/\s*out|input\s*/\s*output|输入\s*/\s*输出|prompt\s*/\s*(?:output|generation))"
                       rf"\s*(?:lengths?|长度|tokens?)?\s*(?:of|=|:)?\s*{_N}\s*/\s*{_N2}", t, re.I)
@@ -169,20 +184,25 @@ def length_words(t: str) -> dict:
     if both and "input_tokens" not in out:
         v = _length(both)
         out["input_tokens"] = out["output_tokens"] = (v, both.start(), both.end())
+    taken_n = None
     if "input_tokens" not in out:
-        m = (re.search(rf"(?:input|prompt|context\s+of\s+the\s+prompt|输入|提示词?|isl)\s*(?:length|长度|len|size|tokens?)?\s*"
-                       rf"(?:of|=|:|约|为|是)?\s*~?\s*{_N}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)", t, re.I)
-             or re.search(rf"{_N}\s*(?:input|prompt|输入)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)", t, re.I)
-             or re.search(rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:input|prompt|context)\b", t, re.I)
-             or re.search(rf"\bpp\s*(?P<n>\d+)\b(?P<k>)", t, re.I))
+        pats = [rf"(?:input|prompt|context\s+of\s+the\s+prompt|输入|提示词?|isl)\s*(?:length|长度|len|size|tokens?)?\s*"
+                rf"(?:of|=|:|约|为|是)?\s*~?\s*{_N}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
+                rf"{_N}\s*(?:input|prompt|输入)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
+                rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:input|prompt|context)\b"]
+        if prefill_headline:
+            pats.append(r"\bpp\s*(?P<n>\d+)\b(?P<k>)")
+        m = _nearest_match(pats, t, near)
         if m:
             out["input_tokens"] = (_length(m), m.start(), m.end())
+            taken_n = m.span("n")
     if "output_tokens" not in out:
-        m = (re.search(rf"(?:output|generation|generated|输出|生成|osl|max_tokens|max\s+tokens)\s*(?:length|长度|len|tokens?)?\s*"
-                       rf"(?:of|=|:|约|为|是)?\s*~?\s*{_N}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))", t, re.I)
-             or re.search(rf"{_N}\s*(?:output|输出)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))", t, re.I)
-             or re.search(rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:output|generation|generated)\b", t, re.I)
-             or re.search(rf"\btg\s*(?P<n>\d+)\b(?P<k>)", t, re.I))
+        m = _nearest_match([
+            rf"(?:output|generation|generated|输出|生成|osl|max_tokens|max\s+tokens)\s*(?:length|长度|len|tokens?)?\s*"
+            rf"(?:of|=|:|约|为|是)?\s*~?\s*{_N}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
+            rf"{_N}\s*(?:output|输出)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
+            rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:output|generation|generated)\b",
+            rf"\btg\s*(?P<n>\d+)\b(?P<k>)"], t, near, taken=taken_n)
         if m:
             out["output_tokens"] = (_length(m), m.start(), m.end())
     ml = (re.search(rf"max[\s_\-]model[\s_\-]len\s*(?:=|:)?\s*{_N}", t, re.I)
