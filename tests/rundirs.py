@@ -151,3 +151,28 @@ FULL_PRECISION_REPORT = {"full_precision": True, "reasons": ["all 3.4M parameter
 # As tokcheck.machine.doctor.environment_report() writes it on a machine without an NVIDIA GPU.
 CPU_ENVIRONMENT = {"gpu": {"available": False, "reason": "NVML: driver not loaded", "gpus": []},
                    "toolchain": {}, "mismatches": []}
+
+
+def as_open_loop_v1(run_dir: Path, rates: dict[str, float], max_in_flight: int | None) -> Path:
+    """Rewrite a directory of :func:`write_run_dir` as schema 1 bench wrote an open-loop run
+    (``--request-rate … --max-in-flight N``): each level in ``rates`` (old label → rate) gets
+    the label ``rate=R``, ``request_rate`` R and — schema 1's way — the cap on requests in
+    flight under ``concurrency``; its requests get the new label too."""
+    summary = json.loads((run_dir / "summary.json").read_text())
+    new_label = {}
+    for lv in summary["levels"]:
+        if lv["label"] in rates:
+            rate = rates[lv["label"]]
+            new_label[lv["label"]] = f"rate={rate:g}"
+            lv.update(label=f"rate={rate:g}", request_rate=rate, concurrency=max_in_flight)
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+    run = json.loads((run_dir / "run.json").read_text())
+    run["load"].update(mode="open", concurrency=None, max_in_flight=max_in_flight,
+                       request_rate=sorted(rates.values()))
+    (run_dir / "run.json").write_text(json.dumps(run, indent=1))
+    lines = [json.loads(line) for line in (run_dir / "requests.jsonl").read_text().splitlines()]
+    with (run_dir / "requests.jsonl").open("w") as fh:
+        for r in lines:
+            r["level"] = new_label.get(r["level"], r["level"])
+            fh.write(json.dumps(r) + "\n")
+    return run_dir

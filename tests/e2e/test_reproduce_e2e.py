@@ -60,8 +60,7 @@ def test_reproduce_writes_run_verdict_and_report(reproduced, capsys):
 def _generation_not_measured(run) -> bool:
     """True when the run has no generation tok/s to judge: bench's summary has it null (too many
     requests without TPOT, with a reason) or verify's burst rule refuses it."""
-    gen = run.levels[0].get("generation_tok_s")
-    if not isinstance(gen, dict) or gen.get("median") is None:
+    if run.levels[0].generation_tok_s is None:
         return True
     return burst_stats(run.measured_requests()).one_read_share > NO_TPOT_INCOMPARABLE_SHARE
 
@@ -74,14 +73,14 @@ def test_verify_the_real_run_both_ways(reproduced):
     if _generation_not_measured(run):
         # tokens in one read for many requests: the level's generation tok/s is no measurement,
         # so a generation claim gets no verdict; judge the run on E2E tok/s instead
-        e2e = run.levels[0]["e2e_tok_s"]["median"]
+        e2e = run.levels[0].e2e_tok_s.median
         refused = verify(fields | {"value": e2e}, run)
         assert refused.reproduced is None
         assert "one read" in " ".join(refused.checks[0].evidence)
         fields = fields | {"metric": "e2e_tok_s"}
         measured = e2e
     else:
-        measured = run.levels[0]["generation_tok_s"]["median"]
+        measured = run.levels[0].generation_tok_s.median
     assert measured > 0
     ok = verify(fields | {"value": measured}, run)
     bad = verify(fields | {"value": 3 * measured}, run)

@@ -28,14 +28,14 @@ def test_sweep_restarts_per_max_model_len(tiny_llama, vllm_python, tmp_path, cap
         run = load_run(out / f"mml-{mml}")
         runs[mml] = run
         # a fresh server per setting, started with that max_model_len and saying so in its log
-        assert run.run["serve"]["max_model_len"] == mml
-        assert run.run["engine_report"]["max_seq_len"] == mml
+        assert run.conditions.serve.max_model_len == mml
+        assert run.conditions.engine_report.max_seq_len == mml
         assert f"'max_model_len': {mml}" in run.server_log
-        assert [lv["concurrency"] for lv in run.levels] == [1, 2]
+        assert [lv.concurrency for lv in run.levels] == [1, 2]
         for lv in run.levels:
-            assert lv["requests_failed"] == 0 and lv["ttft_ms"]["median"] > 0
-            assert lv["output_throughput_tok_s"] > 0
-    assert runs[256].run["serve"]["argv"] != runs[512].run["serve"]["argv"]
+            assert lv.requests_failed == 0 and lv.ttft_ms.median > 0
+            assert lv.output_throughput_tok_s > 0
+    assert runs[256].conditions.serve.argv != runs[512].conditions.serve.argv
 
     data = json.loads((out / "sweep.json").read_text())
     assert [(c["max_model_len"], c["concurrency"]) for c in data["cells"]] == [(256, 1), (256, 2), (512, 1), (512, 2)]
@@ -57,6 +57,6 @@ def test_sweep_restarts_per_max_model_len(tiny_llama, vllm_python, tmp_path, cap
     rmd = (out / "r.md").read_text()
     assert "## mml-256" in rmd and "## mml-512" in rmd
     for run in runs.values():
-        assert rmd.count(str(run.run["run_id"])) == 1      # only in its conditions' run id row
+        assert rmd.count(str(run.conditions.run_id)) == 1      # only in its conditions' run id row
     assert "Per-request timeline (mml-256)" in (out / "r.html").read_text()
     assert {line.split(",")[0] for line in (out / "r.csv").read_text().splitlines()[1:]} == {"mml-256", "mml-512"}

@@ -14,7 +14,8 @@ import pytest
 
 from tokcheck.cli import main
 from tokcheck.machine.doctor import doctor
-from tokcheck.engines.vllm import ServeConfig, serve
+from tokcheck.engines.base import ServeSettings
+from tokcheck.engines.lifecycle import serve
 from tokcheck.machine.telemetry import MetricsScraper
 
 pytestmark = pytest.mark.e2e
@@ -24,10 +25,10 @@ SPEC = '{"method":"ngram","num_speculative_tokens":3,"prompt_lookup_max":3,"prom
 
 @pytest.fixture(scope="module")
 def server(tiny_llama, vllm_python, tmp_path_factory):
-    cfg = ServeConfig(model=str(tiny_llama), python=str(vllm_python), dtype="bfloat16",
-                      max_model_len=1024, served_model_name="tiny", enforce_eager=True,
-                      extra_args=["--speculative-config", SPEC],
-                      log_dir=str(tmp_path_factory.mktemp("server")), startup_timeout_s=400)
+    cfg = ServeSettings(model=str(tiny_llama), python=str(vllm_python), dtype="bfloat16",
+                         max_model_len=1024, served_model_name="tiny", enforce_eager=True,
+                         extra_args=["--speculative-config", SPEC],
+                         log_dir=str(tmp_path_factory.mktemp("server")), startup_timeout_s=400)
     with serve(cfg) as running:
         yield running
 

@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from tokcheck.loadgen.bench import BenchConfig, run_bench
-from tokcheck.engines.vllm import ServeConfig, serve
+from tokcheck.engines.base import ServeSettings
+from tokcheck.engines.lifecycle import serve
 from tokcheck.flows.pipeline import run_conditions
 
 pytestmark = pytest.mark.e2e
@@ -21,9 +22,9 @@ INPUT_LEN, OUTPUT_LEN = 128, 64
 
 
 def test_serve_and_bench_tiny_llama_in_bf16(tiny_llama, vllm_python, tmp_path, engine_processes):
-    cfg = ServeConfig(model=str(tiny_llama), python=str(vllm_python), dtype="bfloat16",
-                      max_model_len=2048, served_model_name="tiny", enforce_eager=True,
-                      log_dir=str(tmp_path / "server"), startup_timeout_s=400)
+    cfg = ServeSettings(model=str(tiny_llama), python=str(vllm_python), dtype="bfloat16",
+                         max_model_len=2048, served_model_name="tiny", enforce_eager=True,
+                         log_dir=str(tmp_path / "server"), startup_timeout_s=400)
     with serve(cfg) as server:
         pgid = server.pid
         assert httpx.get(f"{server.url}/health", trust_env=False).status_code == 200

@@ -9,7 +9,8 @@ import shutil
 
 import pytest
 
-from tokcheck.engines.vllm import ServeConfig, serve
+from tokcheck.engines.base import ServeSettings
+from tokcheck.engines.lifecycle import serve
 from tokcheck.errors import TokcheckError
 
 pytestmark = pytest.mark.e2e
@@ -23,8 +24,8 @@ def test_unknown_architecture_is_one_line_and_nothing_is_left(tiny_llama, vllm_p
     (model / "config.json").write_text(json.dumps(cfg))
     seen = []
     with pytest.raises(TokcheckError) as err:
-        with serve(ServeConfig(model=str(model), python=str(vllm_python), enforce_eager=True,
-                               log_dir=str(tmp_path / "run"), startup_timeout_s=300),
+        with serve(ServeSettings(model=str(model), python=str(vllm_python), enforce_eager=True,
+                                 log_dir=str(tmp_path / "run"), startup_timeout_s=300),
                    progress=seen.append):
             pytest.fail("vLLM should not have started")
     msg = str(err.value)

@@ -50,7 +50,7 @@ def test_true_claim_reproduced_and_three_times_higher_not(scripted_run):
 def test_another_definition_is_pointed_out(scripted_run):
     # A "per request" claim of what two concurrent requests deliver together here (about
     # 2 × 200 tok/s less TTFT) is not what one request does: check 1 names the likelier definition
-    together = scripted_run.levels[1]["output_throughput_tok_s"]
+    together = scripted_run.levels[1].output_throughput_tok_s
     assert together > 1.5 * 200 * 0.9
     v = verify(claim_fields(CLAIM.format(v=round(together))), scripted_run)
     assert v.reproduced is False

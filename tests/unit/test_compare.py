@@ -60,9 +60,10 @@ def test_side_by_side_values_and_spread(tmp_path):
 
 
 def test_peak_gpu_memory_from_telemetry(tmp_path):
-    tel = {"gpu": {"peak_memory_used_bytes": 40 * 2**30}}
+    # the shape the GPU sampler writes (tokcheck.machine.telemetry.GpuSampler.summary)
+    tel = {"gpu": {"available": True, "gpus": {"0": {"memory_used_peak_bytes": 40 * 2**30}}}}
     a = _run(tmp_path, "a", telemetry=tel)
-    b = _run(tmp_path, "b", telemetry={"gpu": {"peak_memory_used_bytes": 20 * 2**30}})
+    b = _run(tmp_path, "b", telemetry={"gpu": {"available": True, "gpus": {"0": {"memory_used_peak_bytes": 20 * 2**30}}}})
     by = {r.metric: r for r in side_by_side([a, b]) if r.level == "concurrency 1"}
     assert by["peak GPU memory"].values == [40.0, 20.0]
 

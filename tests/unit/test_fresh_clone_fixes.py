@@ -216,9 +216,12 @@ def test_itl_histogram_drawn_when_every_gap_is_zero(tmp_path):
     d = write_run_dir(tmp_path / "allzero", levels={1: LEVELS[1]}, per_round=4)
     _coalesce(d, "c1", one_read=12)
     run = load_run(d)
-    # before: values ≤ 0 were dropped, so this plot was "n/a" although every token was measured
-    assert plots.distribution([run], "itl") is not None
+    # ITL is per read (tokcheck.core.metrics.itl_ms): a request whose every token came in one
+    # read has no inter-token gap, so the plot is n/a and the page says why, and why the gaps
+    # are missing (they were 0 ms: every token arrived together)
+    assert plots.distribution([run], "itl") is None
     html = render_html([run])
+    assert "n/a: no request with two or more token chunks" in html
     assert "100 % of inter-token gaps were 0 ms" in html
     assert "12 of 12 requests had every token in one read" in html
 

@@ -11,7 +11,7 @@ from tokcheck.machine.telemetry import (
     cross_check_generation_tokens,
     metrics_delta,
     metrics_url,
-    parse_vllm_metrics,
+    parse_server_metrics,
 )
 
 FIX = Path(__file__).parent.parent / "fixtures" / "metrics"
@@ -23,7 +23,7 @@ USAGE_COMPLETION_TOKENS, USAGE_PROMPT_TOKENS = 240, 294
 
 
 def test_counters_read_and_created_samples_ignored() -> None:
-    after = parse_vllm_metrics(AFTER)
+    after = parse_server_metrics(AFTER)
     # `_created` samples (Unix times ~1.8e9) must not be added to the counters.
     assert after["generation_tokens"] == USAGE_COMPLETION_TOKENS
     assert after["prompt_tokens"] == USAGE_PROMPT_TOKENS
@@ -34,14 +34,14 @@ def test_counters_read_and_created_samples_ignored() -> None:
 
 
 def test_gauges_during_a_batch() -> None:
-    during = parse_vllm_metrics(DURING)
+    during = parse_server_metrics(DURING)
     assert during["requests_running"] == 3
     assert during["requests_waiting"] == 0
     assert 0 < during["kv_cache_usage_fraction"] < 1
 
 
 def test_delta_equals_tokens_counted_from_usage() -> None:
-    d = metrics_delta(parse_vllm_metrics(BEFORE), parse_vllm_metrics(AFTER))
+    d = metrics_delta(parse_server_metrics(BEFORE), parse_server_metrics(AFTER))
     assert d["counters"]["generation_tokens"] == USAGE_COMPLETION_TOKENS
     assert d["counters"]["prompt_tokens"] == USAGE_PROMPT_TOKENS
     check = cross_check_generation_tokens(d["counters"]["generation_tokens"],
@@ -50,7 +50,7 @@ def test_delta_equals_tokens_counted_from_usage() -> None:
 
 
 def test_spec_decode_ratios() -> None:
-    d = metrics_delta(parse_vllm_metrics(BEFORE), parse_vllm_metrics(AFTER))
+    d = metrics_delta(parse_server_metrics(BEFORE), parse_server_metrics(AFTER))
     assert d["spec_decode_acceptance_rate"] == pytest.approx(174 / 174)
     assert d["spec_decode_mean_accepted_length"] == pytest.approx(1 + 174 / 66)
     # Tokens emitted = verification steps + accepted draft tokens; every decode step here
@@ -61,7 +61,7 @@ def test_spec_decode_ratios() -> None:
 
 
 def test_ratios_without_activity_or_metrics_have_reasons() -> None:
-    same = parse_vllm_metrics(AFTER)
+    same = parse_server_metrics(AFTER)
     d = metrics_delta(same, same)
     assert d["spec_decode_acceptance_rate"] is None
     assert "no speculative-decoding drafts" in d["spec_decode_acceptance_rate_reason"]
@@ -73,7 +73,7 @@ def test_ratios_without_activity_or_metrics_have_reasons() -> None:
 
 
 def test_counter_reset_is_not_a_negative_delta() -> None:
-    d = metrics_delta(parse_vllm_metrics(AFTER), parse_vllm_metrics(BEFORE))
+    d = metrics_delta(parse_server_metrics(AFTER), parse_server_metrics(BEFORE))
     assert d["counters"]["generation_tokens"] is None
     assert "restarted" in d["counters_reasons"]["generation_tokens"]
 
@@ -87,7 +87,7 @@ def test_cross_check_flags_mismatch_and_missing() -> None:
 
 def test_not_prometheus_text_is_a_value_error() -> None:
     with pytest.raises(ValueError):
-        parse_vllm_metrics("<html>not metrics</html>")
+        parse_server_metrics("<html>not metrics</html>")
 
 
 @pytest.mark.parametrize(("base", "url"), [

@@ -10,7 +10,8 @@ import pytest
 from rundirs import FULL_PRECISION_REPORT, VLLM_CPU_ENGINE_REPORT, write_run_dir
 from tokcheck.cli import main
 from tokcheck.report import render_csv, render_html, render_markdown
-from tokcheck.report.data import CSV_COLUMNS, gpu_series, itl_values_ms, timeline
+from tokcheck.core.metrics import itl_ms
+from tokcheck.report.data import CSV_COLUMNS, gpu_series, timeline
 from tokcheck.record.store import load_run
 from tokcheck.analysis.verify import verify
 
@@ -27,14 +28,14 @@ def run(tmp_path):
 def test_itl_values_sum_to_decode_time():
     # chunks of 1, 3 and 2 tokens: the 3-token chunk after 9 ms gives three 3 ms values
     req = {"chunks": [[0, 1], [9_000_000, 3], [13_000_000, 2]], "t_first_ns": 0, "t_last_ns": 13_000_000}
-    vals = itl_values_ms(req)
+    vals = itl_ms(req["chunks"])
     assert vals == [3.0, 3.0, 3.0, 2.0, 2.0]
     assert sum(vals) == pytest.approx((req["t_last_ns"] - req["t_first_ns"]) / 1e6)
 
 
 def test_itl_of_recorded_requests(run):
     for q in run.measured_requests():
-        assert sum(itl_values_ms(q)) == pytest.approx((q["t_last_ns"] - q["t_first_ns"]) / 1e6)
+        assert sum(itl_ms(q.chunks)) == pytest.approx((q.t_last_ns - q.t_first_ns) / 1e6)
 
 
 def test_csv_has_every_request(run):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tokcheck.core import metrics
+from tokcheck.record.level import Level
 from tokcheck.record.schema import RequestRecord
 from tokcheck.record.summarize import TPOT_UNDEFINED_MAX_SHARE, summarize_level
 
@@ -28,7 +29,7 @@ def record(index: int, reads: list[int], gap_ms: float = 8.0) -> RequestRecord:
 def test_a_few_single_read_requests_are_counted_and_tpot_still_reported():
     recs = [record(i, [1] * 16) for i in range(39)] + [record(39, [16])]  # 1 of 40 = 2.5 %
     assert 1 / 40 <= TPOT_UNDEFINED_MAX_SHARE
-    lv = summarize_level(recs, label="c=1", concurrency=1)
+    lv = summarize_level(recs, Level.closed(1))
     assert lv.tpot_undefined_requests == 1
     assert lv.tpot_ms.median == 8.0 and lv.generation_tok_s.median == 125.0
     assert lv.coalesced_token_share == 16 / (40 * 16)
@@ -38,7 +39,7 @@ def test_a_few_single_read_requests_are_counted_and_tpot_still_reported():
 def test_many_single_read_requests_withhold_tpot_and_generation_speed():
     # 3 of 12 requests got every token in one read; the other 9 read 2 tokens at a time
     recs = [record(i, [2] * 8) for i in range(9)] + [record(9 + i, [16]) for i in range(3)]
-    lv = summarize_level(recs, label="c=2", concurrency=2)
+    lv = summarize_level(recs, Level.closed(2))
     assert lv.tpot_undefined_requests == 3 and lv.coalesced_token_share == 1.0
     assert lv.sse_events_per_chunk == (9 * 16 + 3 * 16) / (9 * 8 + 3)
     assert lv.tpot_ms is None and "3 of 12" in lv.tpot_ms_reason
@@ -51,5 +52,5 @@ def test_records_written_before_merging_are_merged_by_their_stamps():
     # an old requests.jsonl line: one chunk per SSE event, 4 sharing each stamp
     events = [(50 * MS + i * 8 * MS, 1) for i in range(4) for _ in range(4)]
     old = record(0, [4] * 4).model_copy(update={"chunks": events, "chunk_events": None})
-    lv = summarize_level([old], label="c=1", concurrency=1)
+    lv = summarize_level([old], Level.closed(1))
     assert lv.tokens_per_chunk.median == 4 and lv.itl_ms.median == 2.0 and lv.coalesced_token_share == 1.0

@@ -110,7 +110,9 @@ def test_quantized_claim_explained_by_check_3(cpu_run):
     assert v.reproduced is False
     c3 = v.checks[2]
     assert c3.status == "fail"
-    assert "4.0× fewer weight bytes" in " ".join(c3.evidence)
+    # BF16 2 bytes vs INT4 0.515625 (4 bits + a 16-bit scale per 128 weights, the one
+    # vocabulary in tokcheck.core.precision): 2 / 0.515625 ≈ 3.9
+    assert "3.9× fewer weight bytes" in " ".join(c3.evidence)
     assert v.to_dict()["conditions"]["precision"] == "differ"
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from tokcheck.engines.logparse import parse_config_line, split_top_level
-from tokcheck.engines.vllm import ServeConfig, build_argv, parse_startup_log, quantization_off_args
-from tokcheck.engines.vllm_log import OOM_LADDER_GPU, diagnose_failure
+from tokcheck.engines.base import ServeSettings
+from tokcheck.engines.vllm import build_argv, quantization_off_args
+from tokcheck.engines.vllm_log import OOM_LADDER_GPU, diagnose_failure, parse_startup_log
 
 LOGS = Path(__file__).parent.parent / "fixtures" / "vllm_logs"
 
@@ -133,9 +134,9 @@ def test_quantization_is_not_passed_where_the_help_has_no_none_value():
 
 
 def test_argv_is_a_list_with_explicit_dtype():
-    cfg = ServeConfig(model="/m y", max_model_len=2048, gpu_memory_utilization=0.8,
-                      tensor_parallel_size=1, served_model_name="tiny", enforce_eager=True,
-                      extra_args=["--max-num-seqs", "8"])
+    cfg = ServeSettings(model="/m y", max_model_len=2048, gpu_memory_utilization=0.8,
+                         tensor_parallel_size=1, served_model_name="tiny", enforce_eager=True,
+                         extra_args=["--max-num-seqs", "8"])
     argv = build_argv(cfg, "/py", 8123, log("help-0.32.0.txt"))
     assert argv[:3] == ["/py", "-m", "vllm.entrypoints.openai.api_server"]
     assert argv[argv.index("--model") + 1] == "/m y"  # no shell: spaces stay inside one argument
@@ -143,5 +144,5 @@ def test_argv_is_a_list_with_explicit_dtype():
     assert argv[argv.index("--port") + 1] == "8123"
     assert "--quantization" not in argv
     assert argv[-3:] == ["--enforce-eager", "--max-num-seqs", "8"]
-    quant = build_argv(ServeConfig(model="/m", quantization="fp8"), "/py", 1, "")
+    quant = build_argv(ServeSettings(model="/m", quantization="fp8"), "/py", 1, "")
     assert quant[quant.index("--quantization") + 1] == "fp8"

@@ -1,18 +1,18 @@
-"""M1, M2, M4: are runs comparable, and how do they stand side by side?
+"""are runs comparable, and how do they stand side by side?
 
 Pure over loaded run directories (:class:`tokcheck.record.store.Run`):
 
-- :func:`comparability` — the conditions the seed (SPEC M1) requires to agree — dtype,
+- :func:`comparability` — the conditions the guide requires to agree — dtype,
   max_model_len, gpu_memory_utilization, tensor_parallel_size, streaming, prefix cache,
   speculative decoding, prompts, input and output lengths, concurrency — and which differ.
 - :func:`side_by_side` — per concurrency level present in every run: median TTFT, generation
   tok/s, aggregate output throughput, E2E latency, ITL (each with its spread across rounds);
-  beyond tok/s (M4): TTFT and ITL p99 (latency spikes), peak GPU memory when recorded, errors,
+  beyond tok/s: TTFT and ITL p99 (latency spikes), peak GPU memory when recorded, errors,
   early stops and broken outputs.
 - :func:`text_samples` — the generated texts of the same prompts, side by side, for a
-  quality sample (instruction following, logic, stability: the seed's M2).
+  quality sample (instruction following, logic, stability, as the guide asks).
 
-Output quality with greedy decoding (M3) is :mod:`tokcheck.analysis.quality`.
+Output quality with greedy decoding is :mod:`tokcheck.analysis.quality`.
 """
 
 from __future__ import annotations
@@ -21,10 +21,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from tokcheck.core.metric_table import shown_in, with_unit
+from tokcheck.record.level import Level
+from tokcheck.record.schema import EngineReport, LevelSummary, Load, ServeSettings, Workload
 from tokcheck.record.store import Run
-from tokcheck.analysis.verify.lookup import _find, _first, _is_off, normalize_precision
+from tokcheck.analysis.verify.lookup import _is_off, normalize_precision, telemetry_value
 
-#: SPEC M1, in its order.
+#: the guide, in its order.
 COMPARABILITY_KEYS = ("dtype", "max_model_len", "gpu_memory_utilization", "tensor_parallel_size",
                       "streaming", "prefix_cache", "speculative_decoding", "prompts",
                       "input_len", "output_len", "concurrency")
@@ -33,58 +36,46 @@ COMPARABILITY_KEYS = ("dtype", "max_model_len", "gpu_memory_utilization", "tenso
 #: differs in model and quantization by design).
 INFO_KEYS = ("model", "quantization", "engine_version", "api", "temperature", "rounds")
 
-#: Side-by-side rows: (label, summary key, unit, higher is better).
-METRIC_ROWS = (
-    ("median TTFT", "ttft_ms", "ms", False),
-    ("generation tok/s per request", "generation_tok_s", "tok/s", True),
-    ("aggregate output throughput", "output_throughput_tok_s", "tok/s", True),
-    ("E2E latency", "e2e_latency_ms", "ms", False),
-    ("ITL", "itl_ms", "ms", False),
-)
-
-
 def run_settings(run: Run) -> dict[str, Any]:
     """The comparability conditions (and info) of one run, ``None`` where not recorded."""
-    r = run.run
-    er = r.get("engine_report") if isinstance(r.get("engine_report"), dict) else {}
-    serve = r.get("serve") if isinstance(r.get("serve"), dict) else {}
-    wl = r.get("workload") or {}
-    load = r.get("load") or {}
-    dtype = serve.get("dtype") or _first(er, "dtype")
+    c = run.conditions
+    er = c.engine_report
+    e = er or EngineReport()
+    serve = c.serve or ServeSettings()
+    wl = c.workload or Workload()
+    load = c.load or Load()
+    pr = c.precision_report
+    dtype = serve.dtype or e.dtype
     spec = None
-    if er and ("speculative_config" in er or "speculative_decoding" in er):
-        spec = not _is_off(_first(er, "speculative_config", "speculative_decoding"))
-    pc = _first(er, "enable_prefix_caching", "prefix_caching", "prefix_cache")
-    so = r.get("stream_options")
-    conc = load.get("concurrency") if load.get("mode", "closed") == "closed" else None
+    if er is not None and er.model_fields_set & {"speculative_config", "speculative_decoding"}:
+        spec = not _is_off(er.speculative_config if er.speculative_config is not None else er.speculative_decoding)
+    pc = e.enable_prefix_caching
+    so = c.stream_options
+    conc = load.concurrency if load.mode == "closed" else None
     quant = None
-    if er and "quantization" in er:
-        quant = er.get("quantization") or "none"
-    elif isinstance(r.get("precision_report"), dict) and r["precision_report"].get("full_precision") is not None:
-        quant = "none" if r["precision_report"]["full_precision"] else "quantized"
+    if er is not None and "quantization" in er.model_fields_set:
+        quant = er.quantization or "none"
+    elif pr is not None and pr.full_precision is not None:
+        quant = "none" if pr.full_precision else "quantized"
     return {
         "dtype": normalize_precision(dtype) if dtype else None,
-        "max_model_len": serve.get("max_model_len") or _first(er, "max_model_len", "max_seq_len"),
-        "gpu_memory_utilization": serve.get("gpu_memory_utilization") or _first(er, "gpu_memory_utilization"),
-        "tensor_parallel_size": serve.get("tensor_parallel_size") or _first(er, "tensor_parallel_size"),
+        "max_model_len": serve.max_model_len or e.max_seq_len,
+        "gpu_memory_utilization": serve.gpu_memory_utilization,
+        "tensor_parallel_size": serve.tensor_parallel_size or e.tensor_parallel_size,
         "streaming": ("stream, " + json.dumps(so, sort_keys=True)) if so is not None else "stream",
         "prefix_cache": None if pc is None else not _is_off(pc),
         "speculative_decoding": spec,
-        "prompts": wl.get("prompts_sha256"),
-        "input_len": wl.get("input_len"),
-        "output_len": wl.get("output_len"),
-        "concurrency": tuple(conc) if conc else (("rate",) + tuple(load.get("request_rate") or ())),
-        "model": _get_model(r),
+        "prompts": wl.prompts_sha256,
+        "input_len": wl.input_len,
+        "output_len": wl.output_len,
+        "concurrency": tuple(conc) if conc else (("rate",) + tuple(load.request_rate or ())),
+        "model": c.endpoint.model if c.endpoint else None,
         "quantization": quant,
-        "engine_version": _first(er, "engine_version", "version") or (r.get("server") or {}).get("version"),
-        "api": (r.get("endpoint") or {}).get("api"),
-        "temperature": wl.get("temperature"),
-        "rounds": load.get("rounds"),
+        "engine_version": e.version or (c.server.version if c.server else None),
+        "api": c.endpoint.api if c.endpoint else None,
+        "temperature": wl.temperature,
+        "rounds": load.rounds,
     }
-
-
-def _get_model(r: dict) -> Any:
-    return (r.get("endpoint") or {}).get("model")
 
 
 @dataclass
@@ -104,7 +95,7 @@ class Comparability:
     def verdict(self) -> str:
         if self.comparable:
             note = f" ({', '.join(self.unknown)} not recorded in every run)" if self.unknown else ""
-            return "COMPARABLE: all of SPEC M1's conditions agree" + note
+            return "COMPARABLE: all of the guide's conditions agree" + note
         parts = [f"{k} ({' vs '.join(str(_show(x)) for x in v)})" for k, v in self.differ.items()]
         return "NOT COMPARABLE: " + "; ".join(parts) + " differ"
 
@@ -122,7 +113,7 @@ def _show(v: Any) -> Any:
 
 
 def comparability(runs: list[Run]) -> Comparability:
-    """SPEC M1 across ``runs`` (two or more)."""
+    """the guide across ``runs`` (two or more)."""
     settings = [run_settings(r) for r in runs]
     c = Comparability(names=[r.name for r in runs], settings=settings)
     for key in COMPARABILITY_KEYS:
@@ -135,43 +126,16 @@ def comparability(runs: list[Run]) -> Comparability:
     return c
 
 
-def _level_key(level: dict) -> str:
-    if level.get("concurrency") is not None:
-        return f"concurrency {level['concurrency']}"
-    return f"rate {level.get('request_rate')}"
-
-
-def _metric(level: dict, key: str) -> tuple[float | None, float | None, list | None]:
-    v = level.get(key)
-    if isinstance(v, dict):
-        return v.get("median"), v.get("spread"), v.get("rounds")
-    if isinstance(v, (int, float)):
-        return float(v), level.get(f"{key}_spread"), level.get(f"{key}_rounds")
-    return None, None, None
-
-
-def _p99(level: dict, key: str) -> float | None:
-    v = level.get(key)
-    return v.get("p99") if isinstance(v, dict) else None
-
-
-def broken_outputs(run: Run, level: dict) -> int:
+def broken_outputs(run: Run, level: Level) -> int:
     """Measured, error-free requests of ``level`` whose text is empty or holds U+FFFD (bytes
-    that did not decode): the crudest sign of broken output (SPEC M4)."""
-    keys = {str(level.get("label")), str(level.get("concurrency"))}
-    return sum(1 for q in run.measured_requests()
-               if str(q.get("level")) in keys and not q.get("error")
-               and (not (q.get("text") or "").strip() or "\ufffd" in (q.get("text") or "")))
+    that did not decode): the crudest sign of broken output."""
+    return sum(1 for q in run.requests_at(level)
+               if q.error is None and (not q.text.strip() or "\ufffd" in q.text))
 
 
-def peak_gpu_memory_bytes(run: Run, level: dict | None = None) -> float | None:
-    """Peak GPU memory used, from the telemetry of the level (or the run), ``None`` if absent."""
-    keys = ("peak_memory_used_bytes", "memory_used_peak_bytes", "peak_gpu_memory_bytes")
-    if level is not None and level.get("telemetry"):
-        v = _find(level["telemetry"], keys)
-        if v is not None:
-            return float(v)
-    v = _find(run.run.get("telemetry"), keys)
+def peak_gpu_memory_bytes(run: Run, level: LevelSummary | None = None) -> float | None:
+    """Peak GPU memory used, bytes, from the telemetry of the level (or the run), ``None`` if absent."""
+    v = telemetry_value(run, level, lambda t: t.gpu_figures.memory_used_peak_bytes)
     return float(v) if v is not None else None
 
 
@@ -189,45 +153,38 @@ class Row:
     def label(self) -> str:
         """The row's label with its unit, once: ``"median TTFT (ms)"``, ``"generation tok/s
         per request"`` (the unit is already in the name), ``"errors (requests)"``."""
-        return row_label(self.metric, self.unit)
+        return with_unit(self.metric, self.unit)
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "label": self.label}
 
 
-def row_label(metric: str, unit: str) -> str:
-    """``metric`` with ``(unit)`` appended unless the name already says the unit."""
-    if not unit or unit.lower() in metric.lower():
-        return metric
-    return f"{metric} ({unit})"
-
-
 def side_by_side(runs: list[Run]) -> list[Row]:
-    """SPEC M2: one row per (level present in every run, metric)."""
-    keyed = [{_level_key(lv): lv for lv in r.levels} for r in runs]
+    """the guide: one row per (level present in every run, metric of the metric table that
+    ``compare`` shows), then the tails (p99) and counts."""
+    keyed = [{lv.level: lv for lv in r.levels} for r in runs]
     common = [k for k in keyed[0] if all(k in d for d in keyed[1:])] if keyed else []
     rows: list[Row] = []
-    for k in common:
-        lvs = [d[k] for d in keyed]
-        for label, key, unit, hib in METRIC_ROWS:
-            got = [_metric(lv, key) for lv in lvs]
-            rows.append(Row(k, label, unit, [g[0] for g in got], [g[1] for g in got],
-                            [g[2] for g in got], hib))
-        # SPEC M4: latency spikes show in the tails
-        for label, key in (("TTFT p99", "ttft_ms"), ("ITL p99", "itl_ms")):
-            rows.append(Row(k, label, "ms", [_p99(lv, key) for lv in lvs], [None] * len(runs),
-                            [None] * len(runs), False))
+    none = [None] * len(runs)
+    metrics = shown_in("compare")
+    for level in common:
+        k = level.name
+        lvs = [d[level] for d in keyed]
+        for m in metrics:
+            figs = [lv.figure(m.name) for lv in lvs]
+            rows.append(Row(k, m.title, m.unit, [f.value for f in figs], [f.spread for f in figs],
+                            [f.rounds for f in figs], m.higher_is_better))
+        # the guide: latency spikes show in the tails
+        for m in (m for m in metrics if "p99" in m.extras):
+            rows.append(Row(k, f"{m.label} p99", m.unit, [lv.figure(m.name).p99 for lv in lvs], none, none,
+                            m.higher_is_better))
         peaks = [peak_gpu_memory_bytes(r, lv) for r, lv in zip(runs, lvs)]
-        rows.append(Row(k, "peak GPU memory", "GiB",
-                        [p / 2**30 if p is not None else None for p in peaks],
-                        [None] * len(runs), [None] * len(runs), False))
-        rows.append(Row(k, "errors", "requests", [lv.get("requests_failed") for lv in lvs],
-                        [None] * len(runs), [None] * len(runs), False))
-        rows.append(Row(k, "early stops", "requests", [lv.get("early_stops") for lv in lvs],
-                        [None] * len(runs), [None] * len(runs), False))
+        rows.append(Row(k, "peak GPU memory", "GiB", [p / 2**30 if p is not None else None for p in peaks],
+                        none, none, False))
+        rows.append(Row(k, "errors", "requests", [lv.requests_failed for lv in lvs], none, none, False))
+        rows.append(Row(k, "early stops", "requests", [lv.early_stops for lv in lvs], none, none, False))
         rows.append(Row(k, "broken outputs, empty or undecodable", "requests",
-                        [broken_outputs(r, lv) for r, lv in zip(runs, lvs)],
-                        [None] * len(runs), [None] * len(runs), False))
+                        [broken_outputs(r, level) for r in runs], none, none, False))
     return rows
 
 
@@ -239,9 +196,9 @@ def text_samples(runs: list[Run], limit: int = 8) -> list[dict[str, Any]]:
     for r in runs:
         seen: dict[int, str] = {}
         for q in r.measured_requests():
-            if q.get("error") or q.get("prompt_index") is None or q.get("text") is None:
+            if q.error is not None or q.prompt_index is None:
                 continue
-            seen.setdefault(int(q["prompt_index"]), q["text"])
+            seen.setdefault(q.prompt_index, q.text)
         firsts.append(seen)
     common = sorted(set(firsts[0]).intersection(*firsts[1:])) if firsts else []
     return [{"prompt_index": i, "texts": [f[i] for f in firsts]} for i in common[:limit]]

@@ -1,4 +1,4 @@
-"""M3: output quality of two servings of a model (e.g. full precision vs quantized).
+"""output quality of two servings of a model (e.g. full precision vs quantized).
 
 The same prompts with greedy decoding (temperature 0) on both sides; per prompt:
 
@@ -99,18 +99,20 @@ def quality_from_runs(run_a, run_b, tokenizer: str | Path | None = None) -> dict
     different prompts or no tokenizer is at hand. Adds ``warnings`` when a run was not greedy."""
     from tokcheck.analysis.compare import text_samples
 
-    wa, wb = run_a.run.get("workload") or {}, run_b.run.get("workload") or {}
-    if wa.get("prompts_sha256") and wb.get("prompts_sha256") and wa["prompts_sha256"] != wb["prompts_sha256"]:
+    from tokcheck.record.schema import Workload
+
+    wa, wb = run_a.conditions.workload or Workload(), run_b.conditions.workload or Workload()
+    if wa.prompts_sha256 and wb.prompts_sha256 and wa.prompts_sha256 != wb.prompts_sha256:
         raise TokcheckError("the two runs used different prompts (workload.prompts_sha256 differ): "
                             "quality needs the same prompts")
-    source = tokenizer or (run_a.run.get("tokenizer") or {}).get("source")
+    source = tokenizer or (run_a.conditions.tokenizer.source if run_a.conditions.tokenizer else None)
     if not source:
         raise TokcheckError("run A records no tokenizer: give --tokenizer DIR_OR_FILE")
     tok = _load_tokenizer(source)
     warnings = []
     for name, w in ((run_a.name, wa), (run_b.name, wb)):
-        if w.get("temperature") not in (0, 0.0):
-            warnings.append(f"{name} was not greedy (temperature {w.get('temperature')}): outputs "
+        if w.temperature not in (0, 0.0):
+            warnings.append(f"{name} was not greedy (temperature {w.temperature}): outputs "
                             "diverge by sampling alone")
     items = []
     for s in text_samples([run_a, run_b], limit=10_000):

@@ -1,4 +1,4 @@
-"""``tokcheck bench``: stream requests to an OpenAI-compatible server and measure (R4)."""
+"""``tokcheck bench``: stream requests to an OpenAI-compatible server and measure."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise TokcheckError(f"bad option {where}: {first['msg']}") from None
     hooks, extra = _telemetry(args, config.url)
     if args.server_log:
-        from tokcheck.engines.vllm import ServerLogHook
+        from tokcheck.engines.lifecycle import ServerLogHook
         from tokcheck.machine.weights import conditions_from_server_log
 
         extra.update(conditions_from_server_log(args.server_log))

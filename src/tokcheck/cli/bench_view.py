@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from tokcheck.core.metric_table import shown_in
 from tokcheck.record.schema import Summary
 
 
@@ -60,42 +61,40 @@ def _range(rounds: list[float | None] | None, digits: int) -> str:
     return f" ({_fmt(min(vals), digits)}–{_fmt(max(vals), digits)})"
 
 
+def _title(label: str, unit: str, stat: str = "") -> str:
+    """``"TTFT ms"``, ``"TTFT p99 ms"``, ``"E2E tok/s"`` (no unit where the label says it)."""
+    words = f"{label} {stat}".strip()
+    return words if unit.lower() in label.lower() else f"{words} {unit}"
+
+
 def render_summary(summary: Summary, console: Console | None = None) -> None:
-    """The final table: one column per level, one row per metric — the rounds' trimmed median
-    and, in brackets, the range (min–max) of all rounds' medians; p99 where tails matter."""
+    """The final table: one column per level, one row per metric of the metric table that
+    bench shows — the rounds' trimmed median and, in brackets, the range (min–max) of all
+    rounds' medians; p99 rows where the table asks for tails."""
     console = console or Console()
     table = Table(title=f"tokcheck bench — {summary.run_dir}", header_style="bold")
     table.add_column("metric")
     for lv in summary.levels:
         table.add_column(lv.label, justify="right")
 
-    def stat(name: str, field: str = "median", digits: int = 1):
+    def median(name: str, digits: int):
         def cell(lv) -> str:
-            value = getattr(lv, name)
-            text = _fmt(getattr(value, field) if value else None, digits)
-            if field == "median" and value is not None:
-                text += _range(value.rounds, digits)
-            return text
+            f = lv.figure(name)
+            return _fmt(f.value, digits) + (_range(f.rounds, digits) if f.value is not None else "")
         return cell
+
+    def p99(name: str, digits: int):
+        return lambda lv: _fmt(lv.figure(name).p99, digits)
 
     def share(value: float | None) -> str:
         return "n/a" if value is None else f"{value:.0%}"
 
-    rows = [
-        ("requests ok / failed", lambda lv: f"{lv.requests_ok} / {lv.requests_failed}"),
-        ("TTFT ms", stat("ttft_ms")),
-        ("TTFT p99 ms", stat("ttft_ms", "p99")),
-        ("TPOT ms", stat("tpot_ms", digits=2)),
-        ("ITL ms (per token)", stat("itl_ms", digits=2)),
-        ("ITL p99 ms", stat("itl_ms", "p99", digits=2)),
-        ("generation tok/s", stat("generation_tok_s")),
-        ("E2E latency ms", stat("e2e_latency_ms", digits=0)),
-        ("E2E tok/s", stat("e2e_tok_s")),
-        ("output throughput tok/s",
-         lambda lv: _fmt(lv.output_throughput_tok_s) + _range(lv.output_throughput_tok_s_rounds, 1)),
-        ("request throughput req/s", lambda lv: _fmt(lv.request_throughput_rps, 2)),
-        ("queue delay ms", stat("queue_delay_ms", digits=2)),
-        ("tokens per chunk (read)", stat("tokens_per_chunk", digits=2)),
+    rows = [("requests ok / failed", lambda lv: f"{lv.requests_ok} / {lv.requests_failed}")]
+    for m in shown_in("bench"):
+        rows.append((_title(m.label, m.unit), median(m.name, m.digits)))
+        if "p99" in m.extras:
+            rows.append((_title(m.label, m.unit, "p99"), p99(m.name, m.digits)))
+    rows += [
         ("tokens in coalesced reads", lambda lv: share(lv.coalesced_token_share)),
         ("TPOT undefined (1 read)", lambda lv: f"{lv.tpot_undefined_requests} / {lv.requests_ok}"),
     ]
@@ -124,19 +123,21 @@ def render_summary(summary: Summary, console: Console | None = None) -> None:
 def _render_workload_notes(summary: Summary, console: Console) -> None:
     """Say so when the server would not force the output length, or counted the prompt
     differently (both are in run.json ``workload``)."""
-    import json
-    from pathlib import Path
+    from tokcheck.errors import TokcheckError
+    from tokcheck.record.store import read_conditions
 
     try:
-        workload = json.loads((Path(summary.run_dir) / "run.json").read_text())["workload"]
-    except (OSError, ValueError, KeyError):
+        workload = read_conditions(summary.run_dir).workload
+    except TokcheckError:
         return
-    if workload.get("output_forcing") != "max_tokens+min_tokens+ignore_eos":
-        console.print(f"[yellow]output length forced with {workload.get('output_forcing')} only: the server "
+    if workload is None:
+        return
+    if workload.output_forcing != "max_tokens+min_tokens+ignore_eos":
+        console.print(f"[yellow]output length forced with {workload.output_forcing} only: the server "
                       "rejected min_tokens/ignore_eos (outputs may stop early)[/]")
-    check = workload.get("prompt_tokens_check") or {}
+    check = workload.prompt_tokens_check
     for source in ("server_usage", "server_tokenize"):
-        n = check.get(source)
-        if n is not None and n != check.get("tokenizer"):
-            console.print(f"[yellow]prompt length: {check.get('tokenizer')} tokens in the given tokenizer, "
+        n = getattr(check, source) if check is not None else None
+        if n is not None and n != check.tokenizer:
+            console.print(f"[yellow]prompt length: {check.tokenizer} tokens in the given tokenizer, "
                           f"{n} by the server ({source}) — is it the model's own tokenizer?[/]")

@@ -1,4 +1,4 @@
-"""``tokcheck bound``: the decode roofline (B1) and memory budget (B3, B4) without a claim."""
+"""``tokcheck bound``: the decode roofline and memory budget without a claim."""
 
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     from tokcheck.cli.boundview import bound_table, options_table
 
     console = Console(soft_wrap=False)
-    console.print(bound_table(data["bound"], data["memory"], title=f"{b.model}: bound (B1) and memory (B3)"))
+    console.print(bound_table(data["bound"], data["memory"], title=f"{b.model}: bound and memory"))
     if data.get("precision_options"):
         console.print(options_table(data["precision_options"]))
     return 0

@@ -32,7 +32,7 @@ _VERDICT_STYLE = {"plausible": "bold green", "needs_explanation": "bold yellow",
                   "unknown": "bold"}
 
 
-def bound_table(bound: dict, memory: dict | None, title: str = "Bound (B1) and memory (B3)") -> Table:
+def bound_table(bound: dict, memory: dict | None, title: str = "Bound and memory") -> Table:
     t = Table(title=title, show_header=False, title_justify="left", box=None, pad_edge=False)
     t.add_column(style="dim")
     t.add_column()
@@ -77,10 +77,10 @@ def bound_table(bound: dict, memory: dict | None, title: str = "Bound (B1) and m
 
 
 def options_table(options: list[dict]) -> Group:
-    """B4: one row per precision with units in the headers, short enough for an 80-column terminal;
+    """one row per precision with units in the headers, short enough for an 80-column terminal;
     what each precision risks follows as a list under the table (a table cell would wrap it word by
     word)."""
-    t = Table(title="Precision options (B4)", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+    t = Table(title="Precision options", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
               show_edge=False)
     t.add_column("precision", no_wrap=True)
     for head in ("weights\nGB", "per token\nGB", "hard\ntok/s", "realistic\ntok/s"):
@@ -114,14 +114,14 @@ def _bullets(lines: list[str], mark: str = "•", style: str = "") -> Table:
 def claim_report(data: dict) -> Group:
     """The ``tokcheck claim`` report from :meth:`ClaimAnalysis.to_json` output."""
     parts = [Text(f"Claim: {data['claim']}", style="bold")]
-    ft = Table(title="Fields (C1)", show_header=False, title_justify="left", box=None, pad_edge=False)
+    ft = Table(title="Fields", show_header=False, title_justify="left", box=None, pad_edge=False)
     ft.add_column(style="dim")
     ft.add_column()
     for k, v in data["fields"].items():
         ft.add_row(k, str(v))
     parts.append(ft)
     n = data["present_count"]
-    parts.append(Text(f"Completeness (C2): {n} of {n + len(data['missing'])} checklist facts present; missing: "
+    parts.append(Text(f"Completeness: {n} of {n + len(data['missing'])} checklist facts present; missing: "
                       + (", ".join(data["missing"]) or "none")))
     if data["reference_only"]:
         parts.append(Text("→ fewer than five facts: a reference impression only, not a basis for capacity planning.",
@@ -143,7 +143,7 @@ def claim_report(data: dict) -> Group:
                           f"Source: {g['source']} [checked: {g['checked']}]", style="dim"))
     fp = data.get("full_precision")
     if fp:
-        parts.append(Text(f"Precision (C3): {fp['meaning']}"))
+        parts.append(Text(f"Precision: {fp['meaning']}"))
     if data.get("bound"):
         parts.append(bound_table(data["bound"], data.get("memory")))
     if data.get("released_bound") and data["released_bound"].get("hard_tok_s"):
@@ -152,12 +152,12 @@ def claim_report(data: dict) -> Group:
                           f"{tok_s(rb['hard_tok_s'])} hard, {tok_s(rb['realistic_tok_s'])} realistic."))
     if data.get("reverse"):
         r = data["reverse"]
-        parts.append(Text(f"Reverse (B2): at {data['fields'].get('value'):,g} tok/s each token may read at most "
+        parts.append(Text(f"Reverse: at {data['fields'].get('value'):,g} tok/s each token may read at most "
                           f"{gb(r['hard_bytes'])} (peak) or {gb(r['realistic_bytes'])} (realistic); the model's weights "
                           f"at this precision are {gb(r['weights_bytes_at_precision'])}."))
     if data.get("precision_options"):
         parts.append(options_table(data["precision_options"]))
-    parts.append(Text.assemble(("Verdict (B2): ", "bold"), (data["verdict"], _VERDICT_STYLE.get(data["verdict"], "bold"))))
+    parts.append(Text.assemble(("Verdict: ", "bold"), (data["verdict"], _VERDICT_STYLE.get(data["verdict"], "bold"))))
     if data["explanations"]:
         parts.append(_bullets(data["explanations"]))
     if data.get("notes"):

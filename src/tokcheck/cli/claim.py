@@ -1,4 +1,4 @@
-"""``tokcheck claim "TEXT"``: take a tok/s claim apart (C1–C3) and bound it by physics (B1–B4)."""
+"""``tokcheck claim "TEXT"``: take a tok/s claim apart and bound it by physics."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``tokcheck compare runs/A runs/B [...]`` — M1 comparability, M2 side by side, M3 quality."""
+"""``tokcheck compare runs/A runs/B [...]`` — comparability, side by side, output quality."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "compare",
         help="compare run directories: comparability, metrics side by side, texts, output quality",
-        description="Say loudly whether runs are comparable (SPEC M1), put their medians side by "
-                    "side with the spread across rounds (M2), write the generated texts of the same "
+        description="Say loudly whether runs are comparable, put their medians side by "
+                    "side with the spread across rounds, write the generated texts of the same "
                     "prompts side by side, and with --quality compare greedy outputs token by token "
-                    "(M3) from two runs or two live servers (--url A --url B).",
+                    " from two runs or two live servers (--url A --url B).",
     )
     p.add_argument("runs", nargs="*", metavar="RUN_DIR", help="run directories written by `tokcheck bench`")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
@@ -40,7 +40,7 @@ def _render(runs, comp, rows, con) -> None:
     from tokcheck.analysis.compare import COMPARABILITY_KEYS, INFO_KEYS, _show, format_cell
 
     names = [r.name for r in runs]
-    t = Table(title="Conditions (SPEC M1)", title_justify="left")
+    t = Table(title="Conditions", title_justify="left")
     t.add_column("condition")
     for n in names:
         t.add_column(n)

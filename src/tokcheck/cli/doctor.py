@@ -1,4 +1,4 @@
-"""``tokcheck doctor``: the machine (R1) and the pre-deployment checklist (K1)."""
+"""``tokcheck doctor``: the machine and the pre-deployment checklist."""
 
 from __future__ import annotations
 
@@ -129,7 +129,7 @@ def render(report: dict[str, Any], console: Any = None) -> None:
             con.print(f"  - {m}")
     else:
         con.print("[bold]Mismatches:[/bold] none found")
-    t = Table("check", "status", "evidence", title="Pre-deployment checklist (K1)")
+    t = Table("check", "status", "evidence", title="Pre-deployment checklist")
     colour = {"pass": "green", "fail": "red", "unknown": "yellow"}
     for c in report["checklist"]:
         t.add_row(c["title"], f"[{colour[c['status']]}]{c['status']}[/]", c["evidence"])

@@ -1,4 +1,4 @@
-"""``tokcheck inspect MODEL_DIR [--json] [--server-log FILE]``: R3, is it full precision?"""
+"""``tokcheck inspect MODEL_DIR [--json] [--server-log FILE]``: is it full precision?"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``tokcheck report runs/... --html out.html --md out.md [--csv out.csv]`` — K2 reports."""
+"""``tokcheck report runs/... --html out.html --md out.md [--csv out.csv]`` — the run record as reports."""
 
 from __future__ import annotations
 

@@ -9,21 +9,23 @@ from pathlib import Path
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    from tokcheck.cli.serve import add_engine_option
+
     p = sub.add_parser(
         "reproduce",
         help="claim → workload → doctor → serve → inspect → bench → verify → report, in one go",
         description="Derive the workload from the claim (metric, concurrency, input and output "
-                    "lengths, max_model_len, precision; the seed's defaults where it is silent), "
+                    "lengths, max_model_len, precision; the guide's defaults where it is silent), "
                     "check the machine and the weights, serve the model, bench it with rounds, "
                     "verify the claim and write the report — stopping early with the reason when "
                     "the checklist already fails (quantized weights, will not fit).",
     )
     p.add_argument("claim", help="the claim text")
     p.add_argument("--model", required=True, metavar="DIR", help="model directory to serve")
-    p.add_argument("--engine", default="vllm", help="inference engine (vllm)")
+    add_engine_option(p)
     p.add_argument("--python", metavar="PATH", help="the engine's Python (default: cached vLLM for the CPU)")
     p.add_argument("--out", metavar="DIR", help="run directory (default runs/reproduce-<UTC time>)")
-    p.add_argument("--rounds", type=int, default=3, help="rounds (default 3: the seed's minimum)")
+    p.add_argument("--rounds", type=int, default=3, help="rounds (default 3: the guide's minimum)")
     p.add_argument("--requests-per-round", type=int, help="requests per round (default: bench's)")
     p.add_argument("--warmup", type=int, default=1, help="warm-up requests per level (default 1)")
     p.add_argument("--tolerance", default="20%", help="verdict tolerance (default 20%%)")

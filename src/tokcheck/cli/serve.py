@@ -1,4 +1,4 @@
-"""``tokcheck serve --engine vllm --model DIR [options] [-- ENGINE ARGS]``: R2, runs until Ctrl-C."""
+"""``tokcheck serve --engine vllm --model DIR [options] [-- ENGINE ARGS]``: runs until Ctrl-C."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "serve",
         help="start an OpenAI-compatible engine (vLLM) with explicit precision; Ctrl-C stops it",
-        description="Start vLLM without a shell, in its own environment, with an explicit "
-                    "--dtype; keep its log; wait for /health; print what it says it loaded; stop "
-                    "it cleanly on Ctrl-C. Arguments after `--` go to the engine unchanged.")
+        description="Start the engine (default vLLM) without a shell, in its own environment, "
+                    "with an explicit --dtype; keep its log; wait until it is ready (vLLM: "
+                    "/health); print what it says it loaded; stop it cleanly on Ctrl-C. "
+                    "Arguments after `--` go to the engine unchanged.")
     add_serve_options(p)
-    p.add_argument("--model", required=True, help="model directory (config.json + weights)")
+    p.add_argument("--model", required=True,
+                   help="model directory (config.json + weights; a model file for GGUF engines)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--log-dir", metavar="DIR",
                    help="where server.log goes (default runs/serve-<UTC time>)")
@@ -24,10 +26,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def add_serve_options(p: argparse.ArgumentParser) -> None:
     """Options shared by ``serve`` and ``demo``."""
-    p.add_argument("--engine", default="vllm", choices=["vllm"], help="engine (default vllm)")
+    add_engine_option(p)
     p.add_argument("--python", metavar="PATH",
-                   help="the engine environment's python (default: the cached vLLM for the CPU, "
-                        "installed on first use)")
+                   help="the engine environment's python (default: the engine's cached "
+                        "environment, e.g. vLLM for the CPU, installed on first use)")
     p.add_argument("--dtype", default="bfloat16", help="weights dtype, explicit (default bfloat16)")
     p.add_argument("--max-model-len", type=int, help="max_model_len in tokens")
     p.add_argument("--gpu-memory-utilization", type=float,
@@ -41,12 +43,27 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
                    help="no torch.compile / CUDA graphs (faster start-up, slower decode)")
     p.add_argument("--kv-cache-space-gib", type=float, default=1.0,
                    help="vLLM CPU backend only: GiB of RAM for the KV cache (default 1)")
+    p.add_argument("--threads", type=int, metavar="N",
+                   help="CPU threads, for engines that take them (not vLLM)")
+    p.add_argument("--batch-size", type=int, metavar="TOKENS",
+                   help="prompt-processing batch in tokens, for engines that take it (not vLLM)")
     p.add_argument("--startup-timeout-s", type=float, default=600.0,
-                   help="give up if /health is not 200 after this many seconds (default 600)")
+                   help="give up if the engine is not ready (vLLM: /health is not 200) after "
+                        "this many seconds (default 600)")
+
+
+def add_engine_option(p: argparse.ArgumentParser) -> None:
+    """``--engine NAME``: a registered engine (name or alias); an unknown one is a one-line
+    error listing the known ones."""
+    from tokcheck.engines.registry import engine_name, engine_names
+
+    p.add_argument("--engine", default="vllm", type=engine_name, metavar="NAME",
+                   help=f"engine: {', '.join(engine_names())} (default vllm)")
 
 
 def config_from_args(args: argparse.Namespace, **override):
-    from tokcheck.engines.vllm import ServeConfig
+    """:class:`~tokcheck.engines.base.ServeSettings` from the options of ``serve``."""
+    from tokcheck.engines.base import ServeSettings
 
     extra = list(getattr(args, "extra_args", None) or [])
     if extra[:1] == ["--"]:
@@ -58,12 +75,15 @@ def config_from_args(args: argparse.Namespace, **override):
         host=args.host, port=getattr(args, "port", None),
         served_model_name=args.served_model_name, enforce_eager=args.enforce_eager,
         extra_args=extra, log_dir=getattr(args, "log_dir", None),
-        kv_cache_space_gib=args.kv_cache_space_gib, startup_timeout_s=args.startup_timeout_s)
+        kv_cache_space_gib=args.kv_cache_space_gib, startup_timeout_s=args.startup_timeout_s,
+        threads=args.threads, batch_size=args.batch_size)
     fields.update(override)
-    return ServeConfig(**fields)
+    return ServeSettings(**fields)
 
 
 def print_engine_report(report, console=None) -> None:
+    """The :class:`~tokcheck.engines.base.EngineReport` as a table ("n/a" where the log is
+    silent)."""
     from rich.console import Console
     from rich.table import Table
 
@@ -83,8 +103,16 @@ def print_engine_report(report, console=None) -> None:
              if report.speculative_decoding is not None else None),
             ("prefix caching", report.enable_prefix_caching),
             ("enforce_eager", report.enforce_eager),
-            ("compilation / CUDA graphs", f"{report.compilation_mode} / {report.cudagraph_mode}"),
+            ("compilation / CUDA graphs", f"{report.compilation_mode} / {report.cudagraph_mode}"
+             if report.compilation_mode or report.cudagraph_mode else None),
             ("tensor parallel", report.tensor_parallel_size)]
+    # What only some engines state (GGUF engines: the file's type, threads, offloaded layers).
+    offloaded = (f"{report.layers_offloaded}/{report.layers_total}" if report.layers_total
+                 else report.layers_offloaded)
+    rows += [(k, v) for k, v in (("file type", report.file_type),
+                                 ("bits per weight", report.bits_per_weight),
+                                 ("threads", report.threads), ("batch size", report.batch_size),
+                                 ("layers offloaded", offloaded)) if v is not None]
     for k, v in rows:
         t.add_row(k, "n/a (not in the log)" if v is None else str(v))
     console.print(t)
@@ -94,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     import signal
     import time
 
-    from tokcheck.engines.vllm import serve
+    from tokcheck.engines.lifecycle import serve
     from tokcheck.flows.pipeline import run_conditions
     from tokcheck.errors import TokcheckError
 

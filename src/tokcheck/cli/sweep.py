@@ -1,4 +1,4 @@
-"""``tokcheck sweep --engine vllm --model DIR --max-model-len 2048,4096 --concurrency 1,4,16`` — R5."""
+"""``tokcheck sweep --engine vllm --model DIR --max-model-len 2048,4096 --concurrency 1,4,16`` — how max_model_len and concurrency move the numbers."""
 
 from __future__ import annotations
 
@@ -12,15 +12,17 @@ from tokcheck.core.units import parse_count_list
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    from tokcheck.cli.serve import add_engine_option
+
     p = sub.add_parser(
         "sweep",
         help="restart the server per max_model_len, bench each concurrency, mark swings over 30%%",
-        description="R5: serve the model once per --max-model-len, bench every --concurrency "
+        description="Serve the model once per --max-model-len, bench every --concurrency "
                     "there, and show how TTFT, per-request speed and aggregate throughput move; "
-                    "changes over the threshold (the seed's 30 %) between neighbouring settings "
+                    "changes over the threshold (the guide's 30 %) between neighbouring settings "
                     "are marked.",
     )
-    p.add_argument("--engine", default="vllm", help="inference engine (vllm)")
+    add_engine_option(p)
     p.add_argument("--model", required=True, metavar="DIR", help="model directory")
     p.add_argument("--max-model-len", required=True, metavar="N,N", help="e.g. 2048,4096")
     p.add_argument("--concurrency", default="1,4,16", metavar="N,N", help="e.g. 1,4,16 (default)")
@@ -46,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
     from tokcheck.cli.verify import parse_tolerance
     from tokcheck.record.store import load_run
-    from tokcheck.analysis.compare import row_label
+    from tokcheck.core.metric_table import with_unit
     from tokcheck.flows.sweep import (SWEEP_METRICS, SweepConfig, find_swings, run_sweep, sweep_cells,
                                 sweep_markdown, swing_marks)
 
@@ -79,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     t.add_column("max_model_len", justify="right")
     t.add_column("concurrency", justify="right")
     for _, label, unit in SWEEP_METRICS:
-        t.add_column(row_label(label, unit), justify="right")
+        t.add_column(with_unit(label, unit), justify="right")
     for c in cells:
         row = []
         for key, _, _ in SWEEP_METRICS:

@@ -15,14 +15,18 @@ def _fmt(value: Any, spec: str = "", unit: str = "") -> str:
     return f"{value:{spec}}{unit}"
 
 
-def render_telemetry(levels: list[tuple[str, dict[str, Any] | None]], console: Any = None) -> None:
+def render_telemetry(levels: list[tuple[str, Any]], console: Any = None) -> None:
     """One row per level: peak GPU memory, mean utilization, throttling, the server's
-    generation tokens vs tokcheck's count, speculative decoding and KV cache figures."""
+    generation tokens vs tokcheck's count, speculative decoding and KV cache figures.
+    ``levels``: (label, the level's :class:`~tokcheck.record.schema.Telemetry`, or the dict
+    the hooks returned, or ``None``)."""
     from rich.console import Console
     from rich.table import Table
 
     from tokcheck.machine.telemetry import level_headline
+    from tokcheck.record.schema import Telemetry
 
+    levels = [(label, Telemetry.model_validate(t) if isinstance(t, dict) else t) for label, t in levels]
     if not any(t for _, t in levels):
         return
     heads = [(label, level_headline(tele)) for label, tele in levels]
@@ -41,8 +45,8 @@ def render_telemetry(levels: list[tuple[str, dict[str, Any] | None]], console: A
         ("KV cache usage max", lambda h: _fmt(h["kv_cache_usage_max"], ".1%")),
         ("prefix cache hit rate", lambda h: _fmt(h["prefix_cache_hit_rate"], ".1%")),
     )
-    gpus = [(t or {}).get("gpu") for _, t in levels]
-    no_gpu = [g for g in gpus if g is not None and not g.get("available")]
+    gpus = [t.gpu if t is not None else None for _, t in levels]
+    no_gpu = [g for g in gpus if g is not None and not g.available]
     if len(no_gpu) == len(gpus) or all(g is None for g in gpus):
         rows = rows[3:]  # one line below says why there are no GPU figures
     table = Table("telemetry", *(label for label, _ in heads))
@@ -51,4 +55,4 @@ def render_telemetry(levels: list[tuple[str, dict[str, Any] | None]], console: A
     con = console or Console()
     con.print(table)
     if no_gpu and len(no_gpu) == len(gpus):
-        con.print(f"GPU telemetry: none — {no_gpu[0].get('reason')}")
+        con.print(f"GPU telemetry: none — {no_gpu[0].reason}")

@@ -1,4 +1,4 @@
-"""``tokcheck verify "CLAIM" --run runs/X`` — V1, V2: reproduced or not, and why."""
+"""``tokcheck verify "CLAIM" --run runs/X`` — reproduced or not, and why."""
 
 from __future__ import annotations
 
@@ -28,9 +28,9 @@ def parse_tolerance(text: str) -> float:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "verify",
-        help="compare a claim with a run directory: reproduced or not, and the seed's seven checks",
+        help="compare a claim with a run directory: reproduced or not, and the guide's seven checks",
         description="Put a claim's conditions beside a run's, compare the claimed and measured "
-                    "number on the same metric definition, and when they differ walk the seed's "
+                    "number on the same metric definition, and when they differ walk the guide's "
                     "seven checks with the evidence from the run record.",
     )
     p.add_argument("claim", help='the claim, e.g. "Qwen3-8B at 60 tok/s single request, BF16"')
@@ -76,7 +76,7 @@ def render(verdict) -> None:
             for e in c.evidence:
                 con.print(f"     · {e}", highlight=False)
     if verdict.reproduced is not True:
-        con.print("\n[bold]The seed's seven checks, in order[/]")
+        con.print("\n[bold]The guide's seven checks, in order[/]")
         for c in verdict.checks:
             con.print(f"{c.number}. {c.name}: {icons[c.status]}")
             for e in c.evidence:

@@ -1,4 +1,4 @@
-"""R4 metric formulas, exactly as DESIGN.md "Measurement definitions" (pure).
+"""metric formulas, exactly as docs/measurement.md "Measurement definitions" (pure).
 
 All times are client ``time.perf_counter_ns()`` stamps in integer nanoseconds; results are in
 the unit their name says. A function returns ``None`` when the quantity is undefined (never 0).
@@ -48,7 +48,7 @@ def tpot_ms(t_first_ns: int | None, t_last_ns: int | None, n_out: int | None, n_
 
 
 def generation_tok_s(tpot: float | None) -> float | None:
-    """Generation tok/s = 1 / TPOT (TTFT excluded; the seed's "持续生成速度"), in tokens/s."""
+    """Generation tok/s = 1 / TPOT (TTFT excluded; the guide's "持续生成速度"), in tokens/s."""
     if tpot is None or tpot <= 0:
         return None
     return 1000.0 / tpot
@@ -62,7 +62,7 @@ def e2e_tok_s(n_out: int | None, t_send_ns: int, t_end_ns: int) -> float | None:
 
 
 def merge_reads(events: Sequence[Sequence[int]]) -> tuple[list[tuple[int, int]], list[int]]:
-    """Chunks as DESIGN.md defines them: what arrived in one socket read.
+    """Chunks as docs/measurement.md defines them: what arrived in one socket read.
 
     Args:
         events: ``[(arrival_ns, n_tokens), …]`` of the token-carrying SSE events, in order; the

@@ -1,6 +1,6 @@
-"""B1, B3, B4: the decode roofline and the memory budget.
+"""the decode roofline and the memory budget.
 
-Single-request decode is memory-bandwidth bound (the seed, section 2.1):
+Single-request decode is memory-bandwidth bound (the guide, ``docs/guide.md``):
 ``max tok/s ≈ effective bandwidth / bytes read per output token``. Bytes per token count what a
 real model reads for one token: the active weights (all of a dense model; for MoE the attention,
 dense layers, router, shared experts and the k routed experts per MoE layer), the LM head, one
@@ -36,10 +36,11 @@ from tokcheck.core.precision import (
     bytes_per_param,
     canonical_precision,
     describe_scheme,
+    is_quantized,
     scheme_for,
 )
 
-DEFAULT_CONTEXT_TOKENS = 1000 + 500  # the seed's 1000 in / 1000 out, at mid-generation
+DEFAULT_CONTEXT_TOKENS = 1000 + 500  # the guide's 1000 in / 1000 out, at mid-generation
 # CUDA context, activations and the engine's workspace per GPU: vLLM profiles these at start-up;
 # 2 GiB is a common order of magnitude for a single GPU (an assumption, stated in every report).
 DEFAULT_OVERHEAD_BYTES = 2 * GIB
@@ -93,7 +94,7 @@ class Bound:
 
 @dataclass(frozen=True)
 class MemoryBudget:
-    """B3: does weights + KV cache + overhead fit in ``gpu memory × gpu_memory_utilization``?
+    """does weights + KV cache + overhead fit in ``gpu memory × gpu_memory_utilization``?
 
     Byte counts are totals over all ``tensor_parallel`` GPUs.
     """
@@ -197,13 +198,14 @@ def _step_bytes(model: ModelSpec, precision: str, context_tokens: int, tokens_in
 def decode_bound(model, gpu=None, precision: str = "BF16", context_tokens: int = DEFAULT_CONTEXT_TOKENS,
                  tensor_parallel: int = 1, *, acceptance_rate: float | None = None,
                  draft_tokens: int = 0) -> Bound:
-    """B1: single-request decode bound.
+    """single-request decode bound.
 
     Args:
         model: :class:`ModelSpec`, or :class:`WeightsOnly` for a bare weight size.
         gpu: :class:`GpuSpec`, a catalog name, a bandwidth in bytes/s, or None (bytes only).
-        precision: ``BF16``/``FP16``/``FP32``/``FP8``/``INT8``/``INT4``/``MXFP4``/``NVFP4`` or
-            ``released`` (the model's own checkpoint formats).
+        precision: any name of :mod:`tokcheck.core.precision` (``BF16``, ``FP8``, ``INT4``,
+            ``MXFP4``, ``NVFP4``, a GGUF type such as ``Q4_K_M`` …) or ``released`` (the
+            model's own checkpoint formats).
         context_tokens: tokens in the KV cache when the token is generated.
         tensor_parallel: GPUs the weights are split over.
         acceptance_rate, draft_tokens: speculative decoding (per-token α and γ).
@@ -278,7 +280,7 @@ def aggregate_bound(model, gpu, precision: str = "BF16", context_tokens: int = D
         w, kv, _ = _step_bytes(model, prec, int(context_tokens), 1, sequences=c)
         flops_per_token = 2 * active_params(model, with_embedding=False)
     memory = c * g.peak_bandwidth_bytes_per_s * tp / (w + kv)
-    rate = g.fp8_dense_tflops if prec in ("FP8", "INT8", "INT4", "MXFP4", "NVFP4") and g.fp8_dense_tflops else g.bf16_dense_tflops
+    rate = g.fp8_dense_tflops if is_quantized(prec) and g.fp8_dense_tflops else g.bf16_dense_tflops
     compute = rate * 1e12 * tp / flops_per_token if rate else None
     hard = min(memory, compute) if compute else memory
     return {"memory_tok_s": memory, "compute_tok_s": compute, "hard_tok_s": hard,
@@ -286,7 +288,7 @@ def aggregate_bound(model, gpu, precision: str = "BF16", context_tokens: int = D
 
 
 def implied_bytes_per_token(claimed_tok_s: float, gpu, tensor_parallel: int = 1) -> dict:
-    """B2 reverse: the most bytes per token a claimed speed allows on that GPU
+    """reverse: the most bytes per token a claimed speed allows on that GPU
     (``hard`` at peak bandwidth, ``realistic`` at the achievable fraction)."""
     g = _as_gpu(gpu)
     if g is None or claimed_tok_s is None or claimed_tok_s <= 0:
@@ -298,7 +300,7 @@ def implied_bytes_per_token(claimed_tok_s: float, gpu, tensor_parallel: int = 1)
 def memory_budget(model, gpu, precision: str = "BF16", max_model_len: int = 8192, concurrency: int = 1,
                   gpu_memory_utilization: float = 0.9, tensor_parallel: int = 1,
                   overhead_bytes: float = DEFAULT_OVERHEAD_BYTES) -> MemoryBudget:
-    """B3: weights + KV cache (``max_model_len`` × ``concurrency``) + overhead per GPU vs
+    """weights + KV cache (``max_model_len`` × ``concurrency``) + overhead per GPU vs
     ``gpu memory × gpu_memory_utilization``, the sequences that fit and the smallest tensor
     parallel size (1, 2, 4, 8, 16, 32, 64) that fits.
 
@@ -345,7 +347,7 @@ def memory_budget(model, gpu, precision: str = "BF16", max_model_len: int = 8192
 
 @dataclass(frozen=True)
 class PrecisionOption:
-    """B4: one row of the BF16 / FP8 / INT4 comparison."""
+    """one row of the BF16 / FP8 / INT4 comparison."""
 
     precision: str
     weights_bytes: float
@@ -369,7 +371,7 @@ def precision_options(model: ModelSpec, gpu=None, context_tokens: int = DEFAULT_
                       max_model_len: int = 8192, concurrency: int = 1, tensor_parallel: int = 1,
                       gpu_memory_utilization: float = 0.9,
                       precisions: tuple[str, ...] = ("BF16", "FP8", "INT4")) -> list[PrecisionOption]:
-    """B4: the bound and the memory budget at each precision, side by side."""
+    """the bound and the memory budget at each precision, side by side."""
     out = []
     for p in precisions:
         b = decode_bound(model, gpu, p, context_tokens, tensor_parallel)
@@ -382,8 +384,8 @@ def precision_options(model: ModelSpec, gpu=None, context_tokens: int = DEFAULT_
 def max_seqs_by_max_model_len(model, gpu, precision: str = "BF16", gpu_memory_utilization: float = 0.9,
                               tensor_parallel: int = 1,
                               lengths: tuple[int, ...] = (4096, 8192, 32768, 131072)) -> dict[int, int | None]:
-    """B3, what max_model_len does: sequences that fit beside the weights at each max_model_len
-    (the seed: raising it from 4096 to 32768 multiplies the KV cache per sequence)."""
+    """what max_model_len does: sequences that fit beside the weights at each max_model_len
+    (the guide: raising it from 4096 to 32768 multiplies the KV cache per sequence)."""
     return {L: memory_budget(model, gpu, precision, L, 1, gpu_memory_utilization, tensor_parallel).max_concurrent_seqs
             for L in lengths}
 

@@ -1,6 +1,6 @@
 """Statistics over requests and rounds (pure).
 
-The rounds rule is the seed's (R4): run R rounds, take each round's median, drop the highest
+The rounds rule is the guide's (``docs/measurement.md``): run R rounds, take each round's median, drop the highest
 and the lowest round, report the median of the rest, with the spread. With fewer than three
 rounds nothing is dropped.
 
@@ -30,7 +30,7 @@ def median(values: Sequence[float]) -> float | None:
 
 
 def trimmed_rounds(round_medians: Sequence[float]) -> list[float]:
-    """The round medians kept by the seed's rule: with ≥ 3 rounds, one highest and one lowest
+    """The round medians kept by the guide's rounds rule: with ≥ 3 rounds, one highest and one lowest
     are dropped (one each, even if tied); otherwise all are kept."""
     vals = sorted(round_medians)
     if len(vals) >= 3:

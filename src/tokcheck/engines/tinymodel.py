@@ -76,7 +76,7 @@ def train_tokenizer(out_dir: str | Path, vocab_size: int = 4096, corpus_files: i
     return path
 
 
-# The tiny Llama of ENGINES.md: 4 layers, hidden 256, 4 attention heads / 2 KV heads (GQA),
+# The tiny Llama of docs/engines.md: 4 layers, hidden 256, 4 attention heads / 2 KV heads (GQA),
 # intermediate 512, tied embeddings, vocab 4096 → 3.4 M parameters, 6.8 MB in BF16.
 TINY_LLAMA_CONFIG: dict = {
     "architectures": ["LlamaForCausalLM"],

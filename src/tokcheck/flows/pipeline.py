@@ -1,5 +1,5 @@
 """The edge that `sweep` and `reproduce` share: start an engine on a model directory, and bench
-it with every condition the record should carry (K2) — the engine report and ``serve``
+it with every condition the record should carry — the engine report and ``serve``
 section from the server, the precision audit of the weights, the machine's environment — and
 the telemetry hooks (NVML sampler, the server's ``/metrics``)."""
 
@@ -8,7 +8,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tokcheck.engines.lifecycle import RunningServer
 
 
 @contextlib.contextmanager
@@ -17,29 +20,31 @@ def serve_model(model: str | Path, *, engine: str = "vllm", python: str | None =
                 gpu_memory_utilization: float | None = None, tensor_parallel_size: int | None = None,
                 enforce_eager: bool = False, served_model_name: str | None = None,
                 extra_args: list[str] | None = None, log_dir: str | Path | None = None,
-                progress: Callable[[str], None] | None = None) -> Iterator[Any]:
-    """A running server (``tokcheck.engines.vllm.serve``) for ``model``; stopped on exit.
+                progress: Callable[[str], None] | None = None) -> Iterator[RunningServer]:
+    """A running server (:func:`tokcheck.engines.lifecycle.serve`) of ``engine`` (a registered
+    name or alias) for ``model``; stopped on exit.
 
     Raises:
         TokcheckError: the engine is unknown or fails to start (with the reason from its log).
     """
-    from tokcheck.engines.vllm import ServeConfig, serve
+    from tokcheck.engines.base import ServeSettings
+    from tokcheck.engines.lifecycle import serve
 
-    cfg = ServeConfig(model=str(model), engine=engine, python=python, dtype=dtype,
-                      max_model_len=max_model_len, gpu_memory_utilization=gpu_memory_utilization,
-                      tensor_parallel_size=tensor_parallel_size, enforce_eager=enforce_eager,
-                      served_model_name=served_model_name, extra_args=list(extra_args or []),
-                      log_dir=str(log_dir) if log_dir is not None else None)
-    with serve(cfg, progress=progress) as server:
+    settings = ServeSettings(
+        model=str(model), engine=engine, python=python, dtype=dtype, max_model_len=max_model_len,
+        gpu_memory_utilization=gpu_memory_utilization, tensor_parallel_size=tensor_parallel_size,
+        enforce_eager=enforce_eager, served_model_name=served_model_name,
+        extra_args=list(extra_args or []), log_dir=str(log_dir) if log_dir is not None else None)
+    with serve(settings, progress=progress) as server:
         yield server
 
 
-def served_name(server: Any) -> str:
+def served_name(server: RunningServer) -> str:
     """The model name the server answers to: ``--served-model-name`` or the model path."""
-    return server.config.served_model_name or str(server.config.model)
+    return server.settings.served_model_name or str(server.settings.model)
 
 
-def run_conditions(server: Any) -> dict:
+def run_conditions(server: RunningServer) -> dict:
     """What a run record (``run.json``) carries about a server tokcheck started: the server's
     own ``engine_report`` and ``serve`` sections, and ``precision_report`` — the model
     directory's weights audit combined with what the start-up log states (the log alone for a
@@ -50,22 +55,23 @@ def run_conditions(server: Any) -> dict:
     out = dict(server.run_conditions())
     log_report = audit_server_log(Path(server.log_path).read_text(errors="replace"), str(server.log_path))
     try:
-        precision = combine(audit_model_dir(server.config.model), log_report)
+        precision = combine(audit_model_dir(server.settings.model), log_report)
     except TokcheckError:
         precision = log_report
     out["precision_report"] = precision.to_dict()
     return out
 
 
-def telemetry_hooks(url: str) -> list[Any]:
-    """The bench hooks of `doctor`'s telemetry: the server's ``/metrics`` scraper, and the
-    NVML sampler for a local server (it says so when there is no GPU)."""
+def telemetry_hooks(url: str, engine: str | None = None) -> list[Any]:
+    """The bench hooks of `doctor`'s telemetry: the server's ``/metrics`` scraper (reading
+    ``engine``'s metric names; None: any registered engine's), and the NVML sampler for a local
+    server (it says so when there is no GPU)."""
     from tokcheck.machine.telemetry import bench_hooks
 
-    return bench_hooks(url)
+    return bench_hooks(url, engine=engine)
 
 
-def bench_served(server: Any, run_dir: str | Path, *, model_dir: str | Path, input_len: int,
+def bench_served(server: RunningServer, run_dir: str | Path, *, model_dir: str | Path, input_len: int,
                  output_len: int, concurrency: list[int], rounds: int,
                  requests_per_round: int | None = None, warmup: int = 1,
                  environment: dict | None = None, hooks: list | None = None) -> Any:
@@ -82,7 +88,7 @@ def bench_served(server: Any, run_dir: str | Path, *, model_dir: str | Path, inp
     extra["environment"] = environment
     run_dir = Path(run_dir)
     if hooks is None:
-        hooks = telemetry_hooks(server.url)
+        hooks = telemetry_hooks(server.url, server.engine.name)
         if Path(server.log_path).resolve() != (run_dir / "server.log").resolve():
             hooks.append(server.log_hook())
     cfg = BenchConfig(url=server.url, model=served_name(server), tokenizer=str(model_dir),

@@ -14,23 +14,22 @@ from pathlib import Path
 from typing import Any
 
 from tokcheck.analysis.verify.lookup import normalize_precision
+from tokcheck.core.precision import torch_dtype
 
-#: The seed's defaults where a claim is silent (3.4 and 4.3): about 1000 tokens in and out,
+#: The guide's defaults where a claim is silent (3.4 and 4.3): about 1000 tokens in and out,
 #: one request; its vLLM example serves with --max-model-len 8192.
 DEFAULT_INPUT_LEN = 1000
 DEFAULT_OUTPUT_LEN = 1000
 DEFAULT_CONCURRENCY = 1
 DEFAULT_MAX_MODEL_LEN = 8192
-#: The seed (3.4): "连续执行三轮以上，去掉最高值和最低值后取中位数" — 3 rounds at least.
+#: The guide (3.4): "连续执行三轮以上，去掉最高值和最低值后取中位数" — 3 rounds at least.
 DEFAULT_ROUNDS = 3
-
-_DTYPES = {"bf16": "bfloat16", "full": "bfloat16", "fp16": "float16", "fp32": "float32"}
 
 
 @dataclass
 class Plan:
     """The workload a claim implies: what to serve and how to bench it. ``notes`` say which
-    values came from the seed's defaults because the claim was silent."""
+    values came from the guide's defaults because the claim was silent."""
 
     metric: str
     concurrency: int
@@ -54,35 +53,36 @@ def plan_from_claim(fields: dict[str, Any], *, model_max_position: int | None = 
     metric = fields.get("metric")
     if not metric:
         metric = "generation_tok_s"
-        notes.append("the claim does not say which metric: generation tok/s assumed (the seed: "
+        notes.append("the claim does not say which metric: generation tok/s assumed (the guide: "
                      "tok/s is the decode-phase speed)")
     conc = fields.get("concurrency")
     if conc is None:
         conc = DEFAULT_CONCURRENCY
-        notes.append("concurrency not stated: one request (the seed's single-request reading)")
+        notes.append("concurrency not stated: one request (the guide's single-request reading)")
     inp = fields.get("input_tokens")
     if inp is None:
         inp = DEFAULT_INPUT_LEN
-        notes.append(f"input length not stated: {DEFAULT_INPUT_LEN} tokens (the seed's recommendation)")
+        notes.append(f"input length not stated: {DEFAULT_INPUT_LEN} tokens (the guide's recommendation)")
     out = fields.get("output_tokens")
     if out is None:
         out = DEFAULT_OUTPUT_LEN
-        notes.append(f"output length not stated: {DEFAULT_OUTPUT_LEN} tokens (the seed's recommendation)")
+        notes.append(f"output length not stated: {DEFAULT_OUTPUT_LEN} tokens (the guide's recommendation)")
     mml = fields.get("max_model_len")
     if mml is None:
         mml = DEFAULT_MAX_MODEL_LEN
         if model_max_position:
             mml = min(mml, int(model_max_position))
         mml = max(mml, int(inp) + int(out))
-        notes.append(f"max_model_len not stated: {mml} (the seed's 8192, capped by the model's "
+        notes.append(f"max_model_len not stated: {mml} (the guide's 8192, capped by the model's "
                      f"max_position_embeddings {model_max_position}, at least input + output)")
     prec = normalize_precision(fields.get("precision"))
-    dtype = _DTYPES.get(prec or "", "bfloat16")
-    if prec and prec not in _DTYPES:
+    engine_dtype = torch_dtype(fields.get("precision")) if prec else None
+    dtype = engine_dtype or "bfloat16"
+    if prec and engine_dtype is None:
         notes.append(f"the claim's precision is {fields.get('precision')}: the model directory's "
                      "weights are served as they are (bfloat16); check 3 compares the two")
     elif prec is None:
-        notes.append("precision not stated: bfloat16 (the seed's full precision)")
+        notes.append("precision not stated: bfloat16 (the guide's full precision)")
     levels = sorted({1, int(conc)})
     return Plan(metric=metric, concurrency=int(conc), levels=levels, input_len=int(inp),
                 output_len=int(out), max_model_len=int(mml), dtype=dtype, rounds=int(rounds), notes=notes)
@@ -90,7 +90,7 @@ def plan_from_claim(fields: dict[str, Any], *, model_max_position: int | None = 
 
 def preflight(fields: dict[str, Any], plan: Plan, checklist: list[dict[str, Any]],
               model_max_position: int | None) -> list[str]:
-    """Reasons to stop before serving (empty: go on); pure. The checklist is doctor's K1 list
+    """Reasons to stop before serving (empty: go on); pure. The checklist is doctor's pre-deployment checklist
     (``key``, ``status``, ``evidence``)."""
     stop: list[str] = []
     items = {c["key"]: c for c in checklist}
@@ -145,8 +145,9 @@ def reproduce(claim_text: str, model_dir: str | Path, *, out: str | Path, engine
     """Claim → plan → doctor + inspect → (stop, or) serve → bench → verify → report, in ``out``.
 
     Raises:
-        TokcheckError: a claim that does not parse, a model directory that is not one, an
-            engine that fails to start, an output directory that already holds a run.
+        TokcheckError: an unknown engine, a claim that does not parse, a model directory that
+            is not one, an engine that fails to start, an output directory that already holds
+            a run.
     """
     from tokcheck.analysis.verify.claim_bound import bound_for, claim_fields
     from tokcheck.machine.doctor import doctor
@@ -156,7 +157,10 @@ def reproduce(claim_text: str, model_dir: str | Path, *, out: str | Path, engine
     from tokcheck.record.store import load_run
     from tokcheck.analysis.verify import verify
 
+    from tokcheck.engines.registry import get_engine
+
     say = progress or (lambda s: None)
+    engine = get_engine(engine).name  # an unknown engine fails here, before any work
     mdir = Path(model_dir)
     if not (mdir / "config.json").is_file():
         raise TokcheckError(f"{mdir} is not a model directory (no config.json)")

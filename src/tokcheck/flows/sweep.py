@@ -1,5 +1,5 @@
-"""R5: how TTFT, per-request speed and aggregate throughput move with max_model_len and
-concurrency, and where they swing by more than 30 % (the seed, 2.3: "输入长度、输出长度、并发数
+"""how TTFT, per-request speed and aggregate throughput move with max_model_len and
+concurrency, and where they swing by more than 30 % (the guide, 2.3: "输入长度、输出长度、并发数
 任何一个变化，tok/s 都可能变化 30% 以上").
 
 :func:`sweep_cells` and :func:`find_swings` are pure over loaded run directories (one per
@@ -13,18 +13,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from tokcheck.analysis.compare import row_label
+from tokcheck.core.metric_table import METRIC, with_unit
 from tokcheck.record.store import Run
 
-#: The seed's warning (2.3): a change of one condition can move tok/s by 30 % or more.
+#: The guide's warning (2.3): a change of one condition can move tok/s by 30 % or more.
 SWING_THRESHOLD = 0.30
 
-#: (key, label, unit) of the three quantities R5 follows.
-SWEEP_METRICS = (
-    ("ttft_ms", "median TTFT", "ms"),
-    ("generation_tok_s", "generation tok/s per request", "tok/s"),
-    ("aggregate_tok_s", "aggregate output throughput", "tok/s"),
-)
+#: The three quantities a sweep follows: (the cell's key in ``sweep.json``, the metric table's name).
+SWEEP_KEYS = (("ttft_ms", "ttft_ms"), ("generation_tok_s", "generation_tok_s"),
+              ("aggregate_tok_s", "output_throughput_tok_s"))
+
+#: (key, label, unit) of each, labels and units from the metric table.
+SWEEP_METRICS = tuple((key, METRIC[name].title, METRIC[name].unit) for key, name in SWEEP_KEYS)
 
 
 @dataclass
@@ -55,24 +55,18 @@ class Swing:
     change: float
 
 
-def _median(level: dict, key: str) -> float | None:
-    v = level.get(key)
-    if isinstance(v, dict):
-        return v.get("median")
-    return float(v) if isinstance(v, (int, float)) else None
-
-
 def sweep_cells(runs: dict[int, Run]) -> list[Cell]:
-    """Cells of a sweep: ``runs`` maps each max_model_len to its run directory."""
+    """Cells of a sweep: ``runs`` maps each max_model_len to its run directory; one cell per
+    closed-loop level."""
     cells = []
     for mml in sorted(runs):
         run = runs[mml]
         for lv in run.levels:
-            if lv.get("concurrency") is None:
+            if lv.concurrency is None:
                 continue
-            cells.append(Cell(mml, int(lv["concurrency"]), _median(lv, "ttft_ms"),
-                              _median(lv, "generation_tok_s"), _median(lv, "output_throughput_tok_s"),
-                              lv.get("requests_failed"), str(run.path)))
+            values = {key: lv.figure(name).value for key, name in SWEEP_KEYS}
+            cells.append(Cell(mml, lv.concurrency, **values, requests_failed=lv.requests_failed,
+                              run_dir=str(run.path)))
     return sorted(cells, key=lambda c: (c.max_model_len, c.concurrency))
 
 
@@ -127,7 +121,7 @@ def swing_marks(cells: list[Cell], swings: list[Swing]) -> dict[tuple[int, int, 
 def sweep_markdown(cells: list[Cell], swings: list[Swing], threshold: float = SWING_THRESHOLD) -> str:
     """The sweep as a Markdown table, swings over the threshold marked with ⚠."""
     marks = swing_marks(cells, swings)
-    out = ["| max_model_len | concurrency | " + " | ".join(row_label(lbl, u) for _, lbl, u in SWEEP_METRICS) + " |",
+    out = ["| max_model_len | concurrency | " + " | ".join(with_unit(lbl, u) for _, lbl, u in SWEEP_METRICS) + " |",
            "|---|---|" + "---|" * len(SWEEP_METRICS)]
     for c in cells:
         vals = []
@@ -139,7 +133,7 @@ def sweep_markdown(cells: list[Cell], swings: list[Swing], threshold: float = SW
             vals.append(cell)
         out.append(f"| {c.max_model_len} | {c.concurrency} | " + " | ".join(vals) + " |")
     out.append("")
-    out.append(f"⚠ marks a change over {threshold:.0%} from the neighbouring setting (the seed warns "
+    out.append(f"⚠ marks a change over {threshold:.0%} from the neighbouring setting (the guide warns "
                "that one changed condition can move tok/s by 30 % or more).")
     return "\n".join(out) + "\n"
 

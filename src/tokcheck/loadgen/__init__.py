@@ -1,4 +1,4 @@
-"""R4 load generation: exact-length prompts, the streaming recorder, schedules and the runner.
+"""load generation: exact-length prompts, the streaming recorder, schedules and the runner.
 
 - :mod:`.prompts` — prompts of an exact token count in the model's tokenizer;
 - :mod:`.recorder` — one HTTP/1.1 exchange on a raw asyncio protocol; only stamps

@@ -1,6 +1,6 @@
-"""R4: measure an OpenAI-compatible server by streaming (``tokcheck bench``).
+"""measure an OpenAI-compatible server by streaming (``tokcheck bench``).
 
-:func:`run_bench` is the library entry point (CONTRACT.md): it checks the server, builds
+:func:`run_bench` is the library entry point (docs/run-directory.md): it checks the server, builds
 exact-length prompts, runs every level (closed loop at each concurrency, or open loop at each
 Poisson request rate) with warm-up and rounds, and writes the run directory as it goes.
 """
@@ -30,7 +30,9 @@ from tokcheck.loadgen.measure_worker import MeasureWorker
 from tokcheck.loadgen.prompts import make_prompts, prompts_sha256
 from tokcheck.loadgen.recorder import Exchange, Target, build_request, exchange
 from tokcheck.loadgen.runner import Planned, run_closed, run_open
-from tokcheck.record.schema import SCHEMA_VERSION, RequestRecord, RunDirectory, Summary, read_requests
+from tokcheck.record.level import Level
+from tokcheck.record.schema import SCHEMA_VERSION, RequestRecord, RunConditions, Summary, Telemetry
+from tokcheck.record.store import RunDirectory, read_requests
 from tokcheck.record.summarize import summarize_level
 from tokcheck.loadgen.tokens import TokenizerInfo, load_tokenizer
 
@@ -75,20 +77,20 @@ class BenchConfig(BaseModel):
     def mode(self) -> str:
         return "open" if self.request_rate else "closed"
 
-    def levels(self) -> list[dict[str, Any]]:
-        """``[{label, concurrency, request_rate}]`` in run order."""
+    def levels(self) -> list[Level]:
+        """The levels in run order: one per request rate (open loop, each with
+        ``max_in_flight``), else one per concurrency."""
         if self.request_rate:
-            cap = self.max_in_flight
-            return [{"label": f"rate={r:g}", "concurrency": cap, "request_rate": r} for r in self.request_rate]
-        return [{"label": f"c={c}", "concurrency": c, "request_rate": None} for c in self.concurrency]
+            return [Level.open(r, self.max_in_flight) for r in self.request_rate]
+        return [Level.closed(c) for c in self.concurrency]
 
-    def per_round(self, level: dict[str, Any]) -> int:
+    def per_round(self, level: Level) -> int:
         """Requests per round: given, or 2 × concurrency (≥ 4) closed, 20 s of arrivals open."""
         if self.requests_per_round:
             return self.requests_per_round
-        if level["request_rate"]:
-            return max(10, round(level["request_rate"] * 20))
-        return max(4, 2 * level["concurrency"])
+        if level.request_rate:
+            return max(10, round(level.request_rate * 20))
+        return max(4, 2 * (level.concurrency or 1))
 
 
 # progress(level label, looked ok, requests planned in the level): called on the event loop as
@@ -200,8 +202,8 @@ def _probe(runner: asyncio.Runner, config: BenchConfig, target: Target, tok: Tok
 
 
 def _conditions(config: BenchConfig, tok: TokenizerInfo, server: dict, probe: dict, prompts: list[str],
-                tokenize_count: int | None, levels: list[dict], event_loop: str) -> dict[str, Any]:
-    """run.json: every condition the client can know (CONTRACT.md K2; never the API key)."""
+                tokenize_count: int | None, levels: list[Level], event_loop: str) -> dict[str, Any]:
+    """run.json: every condition the client can know (``docs/run-directory.md``; never the API key)."""
     clock = {"perf_counter_ns_at_start": time.perf_counter_ns(), "unix_ns_at_start": time.time_ns()}
     return {
         "tokcheck_version": __version__,
@@ -310,11 +312,12 @@ def run_bench(
     try:
         probe = _probe(runner, config, target, tok, prompts[-1])
         run_dir = RunDirectory(config.out or _default_out(config))
-        run = _conditions(config, tok, server, probe, prompts, tokenize_count, levels,
-                          type(runner.get_loop()).__module__)
-        run.update(conditions_extra or {})
+        run = RunConditions.model_validate({
+            **_conditions(config, tok, server, probe, prompts, tokenize_count, levels,
+                          type(runner.get_loop()).__module__),
+            **(conditions_extra or {})})
         run_dir.write_run(run)
-        summary = Summary(run_id=run["run_id"], run_dir=str(run_dir.path), levels=[])
+        summary = Summary(run_id=run.run_id, run_dir=str(run_dir.path), levels=[])
         worker: MeasureWorker | None = None
         key = config.api_key.get_secret_value() if config.api_key else None
         next_prompt = 0
@@ -347,7 +350,7 @@ def run_bench(
             worker = MeasureWorker(run_dir.requests_path, config.tokenizer)
             _call_hooks(hooks, "on_run_start", run_dir.path)
             for lv in levels:
-                label = lv["label"]
+                label = lv.label
                 _call_hooks(hooks, "before_level", label)
                 n_round = config.per_round(lv)
                 planned_total = config.warmup + config.rounds * n_round
@@ -366,19 +369,19 @@ def run_bench(
                 if config.warmup:
                     batch = plan(0, config.warmup, True, index)
                     index += len(batch)
-                    warm_c = lv["concurrency"] or config.warmup
+                    warm_c = lv.concurrency or lv.max_in_flight or config.warmup
                     runner.run(run_closed(target, batch, warm_c, config.timeout_s, on_exchange))
                 for r in range(1, config.rounds + 1):
                     batch = plan(r, n_round, False, index)
                     index += len(batch)
-                    if lv["request_rate"]:
-                        runner.run(run_open(target, batch, lv["request_rate"], config.timeout_s, on_exchange,
-                                            max_in_flight=lv["concurrency"], seed=config.seed + r))
+                    if lv.request_rate:
+                        runner.run(run_open(target, batch, lv.request_rate, config.timeout_s, on_exchange,
+                                            max_in_flight=lv.max_in_flight, seed=config.seed + r))
                     else:
-                        runner.run(run_closed(target, batch, lv["concurrency"], config.timeout_s, on_exchange))
-                level_summary = summarize_level(level_records(label), label=label, concurrency=lv["concurrency"],
-                                                request_rate=lv["request_rate"])
-                level_summary.telemetry = _call_hooks(hooks, "after_level", label) or None
+                        runner.run(run_closed(target, batch, lv.concurrency, config.timeout_s, on_exchange))
+                level_summary = summarize_level(level_records(label), lv)
+                tele = _call_hooks(hooks, "after_level", label)
+                level_summary.telemetry = Telemetry.model_validate(tele) if tele else None
                 summary.levels.append(level_summary)
                 run_dir.write_summary(summary)
         except KeyboardInterrupt:
@@ -389,10 +392,9 @@ def run_bench(
             if label is not None and (not summary.levels or summary.levels[-1].label != label):
                 partial = [r for r in read_requests(run_dir.path) if r.level == label]
                 if partial:
-                    summary.levels.append(summarize_level(partial, label=label, concurrency=lv["concurrency"],
-                                                          request_rate=lv["request_rate"]))
+                    summary.levels.append(summarize_level(partial, lv))
             run_dir.write_summary(summary)
-            run["interrupted"] = True
+            run.interrupted = True
             run_dir.write_run(run)
             raise
         finally:
@@ -400,11 +402,11 @@ def run_bench(
                 worker.close()
             run_dir.close()
         if worker.errors:
-            run["measurement_errors"] = worker.errors[:20]
+            run.measurement_errors = worker.errors[:20]
         tele_run = _call_hooks(hooks, "on_run_end")
         if tele_run:
-            run["telemetry"] = tele_run
-        run["finished_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+            run.telemetry = tele_run
+        run.finished_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         run_dir.write_run(run)
         run_dir.write_summary(summary)
         return summary

@@ -34,7 +34,7 @@ class RequestMeta:
 
 
 def measure_request(ex: Exchange, meta: RequestMeta, tok: TokenizerInfo) -> RequestRecord:
-    """Read the stream, count tokens with the model's tokenizer and compute the R4 metrics."""
+    """Read the stream, count tokens with the model's tokenizer and compute the metrics of ``docs/measurement.md``."""
     res = read_stream(ex, meta.api, usage_requested=meta.usage_requested)
     defects = list(res.defects)
     usage = res.usage or {}

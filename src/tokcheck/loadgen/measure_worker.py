@@ -41,9 +41,11 @@ def _worker(requests_path: str, tokenizer_path: str, inbox: mp.Queue, outbox: mp
     from tokcheck.loadgen.measure import measure_request
     from tokcheck.loadgen.tokens import load_tokenizer
 
+    from tokcheck.record.store import RequestLog
+
     tok = load_tokenizer(tokenizer_path)
     outbox.put(("ready", None))
-    with open(requests_path, "a", encoding="utf-8") as out:
+    with RequestLog(requests_path) as out:
         while True:
             try:
                 item = inbox.get(timeout=1.0)
@@ -59,9 +61,7 @@ def _worker(requests_path: str, tokenizer_path: str, inbox: mp.Queue, outbox: mp
                 continue
             _, meta, ex = item
             try:
-                rec = measure_request(ex, meta, tok)
-                out.write(rec.model_dump_json() + "\n")
-                out.flush()
+                out.append(measure_request(ex, meta, tok))
             except Exception as err:  # never lose the worker to one odd stream
                 outbox.put(("error", f"{type(err).__name__}: {err}"))
 

@@ -21,7 +21,7 @@ from tokcheck.loadgen.sse import parse_sse
 
 PATHS = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
 
-# vLLM's extensions that force an exact output length (ENGINES.md: ``ignore_eos`` together with
+# vLLM's extensions that force an exact output length (docs/engines.md: ``ignore_eos`` together with
 # ``min_tokens == max_tokens`` gave exactly the asked number of real tokens).
 FORCING_FULL = "max_tokens+min_tokens+ignore_eos"
 FORCING_MAX_ONLY = "max_tokens"

@@ -1,7 +1,7 @@
 """The streaming recorder: one HTTP/1.1 exchange on a raw asyncio protocol.
 
 Why not aiohttp here: the hot path must only stamp ``time.perf_counter_ns()`` per read and keep
-the bytes (STYLE.md 3). aiohttp's streaming reader parses HTTP and wakes a coroutine per chunk;
+the bytes (keep the recorder dumb). aiohttp's streaming reader parses HTTP and wakes a coroutine per chunk;
 a plain ``asyncio.Protocol`` gets ``data_received`` straight from the event loop's read callback,
 so the stamp is taken at the earliest moment Python sees the bytes, and ``t_send`` is taken right
 after the request bytes are handed to the kernel (``transport.write`` on a connected socket

@@ -1,4 +1,4 @@
-"""The model's own tokenizer: loading it and counting tokens (R4: never characters).
+"""The model's own tokenizer: loading it and counting tokens (never characters, see ``docs/measurement.md``).
 
 Counts never include special tokens: nothing is added (no BOS/EOS from a post-processor) and
 special tokens that appear in a text (e.g. an ``<|eos|>`` a server rendered because it was told

@@ -1,5 +1,5 @@
-"""R1 and K1: know the machine (GPUs, driver, CUDA, Python, PyTorch, engines) and check a
-planned deployment against the seed's pre-deployment checklist.
+"""know the machine (GPUs, driver, CUDA, Python, PyTorch, engines) and check a
+planned deployment against the guide's pre-deployment checklist (``docs/guide.md``).
 
 I/O sits at the edges — :func:`environment_report` (NVML, subprocesses) and
 :func:`gather_checklist_inputs` (the model directory, the disk) — and the judgements are pure:
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tokcheck import __version__
+from tokcheck.core.precision import torch_dtype
 from tokcheck.machine.throttle import decode_clock_event_reasons, throttling_reasons
 
 PASS, FAIL, UNKNOWN = "pass", "fail", "unknown"
@@ -25,17 +26,17 @@ GIB = 1024**3
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
 # Files a Hugging Face tokenizer can be loaded from (tokenizers' JSON, SentencePiece, BPE pair).
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "tiktoken.model", "vocab.json")
-# Largest gpu_memory_utilization that still leaves a margin: the seed's first choice is 0.9,
-# lowered to 0.8 on OOM (SPEC.md V2); vLLM's own default is 0.9.
+# Largest gpu_memory_utilization that still leaves a margin: the guide's first choice is 0.9,
+# lowered to 0.8 on OOM (docs/guide.md, symptom guides); vLLM's own default is 0.9.
 GPU_MEMORY_UTILIZATION_MAX_WITH_MARGIN = 0.9
 # max_model_len above this multiple of the planned need reserves KV cache for contexts the
-# workload never uses (the seed's example: 32768 → 8192 when requests are short).
+# workload never uses (the guide's example: 32768 → 8192 when requests are short).
 MAX_MODEL_LEN_SLACK = 4
-MIN_ROUNDS = 3  # the seed: 3–5 rounds, drop highest and lowest, report the median
+MIN_ROUNDS = 3  # the guide: 3–5 rounds, drop highest and lowest, report the median
 
 
 # ---------------------------------------------------------------------------------------------
-# Environment (R1)
+# Environment
 
 
 def _version(text: str | None):
@@ -173,7 +174,7 @@ def environment_report(gpu: dict[str, Any] | None = None,
 
 
 # ---------------------------------------------------------------------------------------------
-# The pre-deployment checklist (K1)
+# The pre-deployment checklist
 
 
 @dataclass(frozen=True)
@@ -232,9 +233,13 @@ def _gib(n: float | None) -> str:
     return f"{n:.0f} B"
 
 
-_DTYPE_ALIASES = {"bf16": "bfloat16", "bfloat16": "bfloat16", "fp16": "float16",
-                  "float16": "float16", "half": "float16", "fp32": "float32",
-                  "float32": "float32", "float": "float32", "auto": "auto"}
+def _engine_dtype(text: str | None) -> str | None:
+    """An engine ``--dtype`` value in the engine's spelling (``bf16`` → ``bfloat16``), ``auto``
+    as it is, None for what is not a full-precision dtype (the vocabulary:
+    :func:`tokcheck.core.precision.torch_dtype`)."""
+    if text is not None and str(text).strip().lower() == "auto":
+        return "auto"
+    return torch_dtype(text) if text else None
 
 
 def _num(n: float | None) -> str:
@@ -321,11 +326,11 @@ def _check_dtype(i: ChecklistInputs) -> CheckItem:
         cfg = f"config.json says {i.config_dtype}" if i.config_dtype else "config.json has no dtype"
     if i.dtype is None:
         return CheckItem("dtype", title, UNKNOWN, f"not given (--dtype); {cfg}")
-    d = _DTYPE_ALIASES.get(i.dtype.lower())
+    d = _engine_dtype(i.dtype)
     if d == "auto" or d is None:
         return CheckItem("dtype", title, FAIL,
                          f"dtype {i.dtype!r} is not explicit: the engine picks it ({cfg})")
-    want = _DTYPE_ALIASES.get((i.config_dtype or "").lower())
+    want = _engine_dtype(i.config_dtype)
     if want and want != d and want != "float32":
         return CheckItem("dtype", title, FAIL, f"{d} differs from the weights' dtype ({cfg})")
     return CheckItem("dtype", title, PASS, f"{d}; {cfg}")
@@ -371,7 +376,7 @@ def _check_gmu(i: ChecklistInputs) -> CheckItem:
     if u > GPU_MEMORY_UTILIZATION_MAX_WITH_MARGIN:
         return CheckItem("gpu_memory_utilization", title, FAIL,
                          f"{u} leaves under {1 - GPU_MEMORY_UTILIZATION_MAX_WITH_MARGIN:.0%} for "
-                         "the CUDA context and other processes (the seed uses 0.9, then 0.8)")
+                         "the CUDA context and other processes (the guide uses 0.9, then 0.8)")
     total, used = i.gpu_memory_total_bytes, i.gpu_memory_used_bytes
     if total and used is not None and used > (1 - u) * total:
         return CheckItem("gpu_memory_utilization", title, FAIL,
@@ -419,7 +424,7 @@ _CHECKS = (_check_disk, _check_fit, _check_compat, _check_precision, _check_dtyp
 
 
 def evaluate_checklist(inputs: ChecklistInputs) -> list[CheckItem]:
-    """The seed's pre-deployment checklist (K1), one :class:`CheckItem` per item, in order:
+    """The guide's pre-deployment checklist (``docs/guide.md``), one :class:`CheckItem` per item, in order:
     disk space, memory fit, compatibility, unquantized weights, explicit dtype, max_model_len
     from need, gpu_memory_utilization margin, tokenizer, fixed workload, rounds. Pure."""
     return [check(inputs) for check in _CHECKS]
@@ -467,11 +472,8 @@ def _memory_budget(model_dir: Path, gpu_name: str | None, dtype: str | None,
     try:
         model = catalog.model_from_config(model_dir)
         gpu = catalog.find_gpu(gpu_name)
-        precision = _DTYPE_ALIASES.get((dtype or "bfloat16").lower(), dtype or "bfloat16")
         budget = roofline.memory_budget(
-            model, gpu, {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}.get(
-                precision, precision),
-            max_model_len, concurrency or 1,
+            model, gpu, dtype or "bfloat16", max_model_len, concurrency or 1,
             gpu_memory_utilization=gpu_memory_utilization if gpu_memory_utilization else 0.9)
     except TokcheckError as err:
         return None, f"memory budget: {err}"

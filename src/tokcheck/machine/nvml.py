@@ -18,6 +18,11 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable
 
+# The sample is a record of the run directory (gpu_samples.jsonl); its type lives there.
+from tokcheck.record.schema import GpuSample
+
+__all__ = ["GpuInfo", "GpuProcess", "GpuSample", "NvmlReport", "NvmlSession", "read_report"]
+
 
 @dataclass(frozen=True)
 class GpuProcess:
@@ -65,26 +70,6 @@ class GpuInfo:
         values["processes"] = tuple(GpuProcess(**p) for p in data.get("processes") or ())
         values["errors"] = dict(data.get("errors") or {})
         return cls(**values)
-
-
-@dataclass(frozen=True)
-class GpuSample:
-    """One telemetry sample of one GPU, stamped with ``time.perf_counter_ns()`` (the clock of
-    the request records)."""
-
-    t_ns: int
-    index: int
-    memory_used_bytes: int | None = None
-    utilization_gpu_pct: int | None = None
-    power_draw_w: float | None = None
-    sm_clock_mhz: int | None = None
-    temperature_c: int | None = None
-    clock_event_reasons_mask: int | None = None
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GpuSample:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 @dataclass(frozen=True)

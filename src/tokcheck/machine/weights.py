@@ -1,4 +1,4 @@
-"""R3 precision audit: is a model directory (or what a server says it loaded) full precision?
+"""precision audit: is a model directory (or what a server says it loaded) full precision?
 
 From a model directory: ``config.json`` (``torch_dtype``/``dtype``, ``quantization_config``),
 quantization artifacts among the file names (``quantize_config.json``, ``*gptq*``, ``*awq*``,
@@ -7,7 +7,7 @@ from the headers with the ``safetensors`` library; no tensor is loaded; sharded 
 ``model.safetensors.index.json``) and the tensor types of GGUF files (``gguf`` library).
 From a server log: the dtype, quantization and KV-cache dtype the engine states it loaded.
 
-Full precision means BF16, FP16 or FP32 weights (the seed: "满血" / "full precision, no
+Full precision means BF16, FP16 or FP32 weights (the guide, ``docs/guide.md``: "满血" / "full precision, no
 quantization"); anything stored in 8 bits or fewer, or a ``quantization_config``, is not.
 """
 
@@ -19,6 +19,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from tokcheck.core.precision import full_precision_name
 from tokcheck.errors import TokcheckError
 
 # Bits per element of each safetensors dtype (safetensors' format spec; F4/F6/E8M0 are the
@@ -28,7 +29,8 @@ SAFETENSORS_DTYPE_BITS: dict[str, int] = {
     "I16": 16, "U16": 16, "F16": 16, "BF16": 16, "I32": 32, "U32": 32, "F32": 32,
     "I64": 64, "U64": 64, "F64": 64, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6,
 }
-FULL_PRECISION_DTYPES = {"BF16", "F16", "F32", "F64"}
+# The safetensors dtypes that are full-precision formats in the vocabulary: BF16, F16, F32, F64.
+FULL_PRECISION_DTYPES = {d for d in SAFETENSORS_DTYPE_BITS if full_precision_name(d)}
 LOW_PRECISION_FLOAT_DTYPES = {"F8_E4M3", "F8_E5M2", "F8_E8M0", "E8M0", "F4", "F6_E2M3", "F6_E3M2"}
 # Tensor names that only quantized checkpoints carry (GPTQ/AWQ packed weights and their
 # zero points, group indices and scales; FP8/compressed-tensors scales).
@@ -50,8 +52,6 @@ QUANT_WORDS = ("gptq", "awq", "fp8", "w8a8", "w4a16", "w8a16", "int8", "int4", "
                "fp4", "bitsandbytes", "compressed-tensors", "compressed_tensors", "marlin",
                "modelopt", "gguf", "hqq", "quark", "torchao", "experts_int8", "auto-round",
                "bnb", "squeezellm", "aqlm", "exl2", "awq_marlin", "gptq_marlin")
-FULL_PRECISION_NAMES = {"bfloat16": "BF16", "float16": "FP16", "half": "FP16", "float32": "FP32",
-                        "float": "FP32", "bf16": "BF16", "fp16": "FP16", "fp32": "FP32"}
 
 
 @dataclass
@@ -303,7 +303,7 @@ def audit_model_dir(path: str | Path) -> PrecisionReport:
         share = sum(fp.values()) / read_bytes
         if share > 0.99:
             main = max(fp, key=fp.get).removeprefix("GGUF_")
-            main = {"F16": "FP16", "F32": "FP32", "F64": "FP64"}.get(main, main)
+            main = full_precision_name(main) or main
             others = sorted({d.removeprefix("GGUF_") for d in fp} - {max(fp, key=fp.get)
                                                                     .removeprefix("GGUF_")})
             report.precision = main if not others else f"{main} (with {', '.join(others)})"
@@ -317,7 +317,7 @@ def audit_model_dir(path: str | Path) -> PrecisionReport:
         reasons.append("no tensor could be read (only pickled weights); config.json says "
                        f"dtype {report.config_dtype or 'nothing'}")
     if report.full_precision and report.config_dtype:
-        cfg = FULL_PRECISION_NAMES.get(str(report.config_dtype).lower())
+        cfg = full_precision_name(report.config_dtype)
         if cfg and report.precision and not report.precision.startswith(cfg):
             reasons.append(f"config.json says {report.config_dtype} but the tensors are "
                            f"{report.precision}")
@@ -356,13 +356,11 @@ def _method_from_names(names: list[str]) -> str | None:
 # Server logs
 
 
-# Lines an engine prints at start-up, by engine: without one, a text is not a server log.
-# vLLM 0.32.0: its config line, `non-default args: {…}`, `vLLM API server version X`; SGLang:
-# `server_args=ServerArgs(…)`; TGI: `text_generation_launcher: Args {…}`; llama.cpp (llama-server):
-# `llama_model_loader:` / `print_info:` / `llm_load_print_meta:` lines.
+# Lines an engine prints at start-up, for engines tokcheck does not start (those it starts bring
+# their own: tokcheck.engines.base.Engine.log_marker): without one, a text is not a server log.
+# SGLang: `server_args=ServerArgs(…)`; TGI: `text_generation_launcher: Args {…}`; llama.cpp
+# (llama-server): `llama_model_loader:` / `print_info:` / `llm_load_print_meta:` lines.
 ENGINE_STARTUP_MARKERS = (
-    ("vllm", re.compile(r"Initializing a V1 LLM engine \(v|non-default args: \{|"
-                        r"vLLM API server version \d")),
     ("sglang", re.compile(r"server_args=ServerArgs\(")),
     ("tgi", re.compile(r"text_generation_launcher: Args \{")),
     ("llama.cpp", re.compile(r"\b(?:llama_model_loader|print_info|llm_load_print_meta): ")),
@@ -370,8 +368,14 @@ ENGINE_STARTUP_MARKERS = (
 
 
 def startup_marker(text: str) -> str | None:
-    """The engine whose start-up lines ``text`` contains (``"vllm"``, ``"sglang"``, ``"tgi"``,
-    ``"llama.cpp"``), None when it has none (see ``ENGINE_STARTUP_MARKERS``)."""
+    """The engine whose start-up lines ``text`` contains: a registered engine's name
+    (:func:`tokcheck.engines.registry.engine_for_log`, e.g. ``"vllm"``), else ``"sglang"``,
+    ``"tgi"`` or ``"llama.cpp"`` (``ENGINE_STARTUP_MARKERS``); None when it has none."""
+    from tokcheck.engines.registry import engine_for_log
+
+    found = engine_for_log(text)
+    if found is not None:
+        return found.name
     for engine, pattern in ENGINE_STARTUP_MARKERS:
         if pattern.search(text):
             return engine
@@ -381,27 +385,28 @@ def startup_marker(text: str) -> str | None:
 def audit_server_log(text: str, path: str = "") -> PrecisionReport:
     """What a server's start-up log says it loaded: dtype, quantization, KV-cache dtype.
 
-    A vLLM log is read with :func:`tokcheck.engines.vllm.parse_startup_log`; for another
-    engine the lines that mention quantization or a dtype are searched for the names of
-    quantization methods (``QUANT_WORDS``: GPTQ, AWQ, FP8, W8A8, …). A text with no engine
-    start-up lines (:func:`startup_marker`) is not a server log: its verdict is unknown.
+    The log of an engine tokcheck can start is read with that engine's parser (found by
+    :func:`tokcheck.engines.registry.engine_for_log`); for another engine the lines that
+    mention quantization or a dtype are searched for the names of quantization methods
+    (``QUANT_WORDS``: GPTQ, AWQ, FP8, W8A8, …). A text with no engine start-up lines
+    (:func:`startup_marker`) is not a server log: its verdict is unknown.
 
     Returns:
         A :class:`PrecisionReport` (``source="server_log"``); ``full_precision`` is None when
         the log states neither a dtype nor a quantization.
     """
-    from tokcheck.engines.vllm import parse_startup_log
+    from tokcheck.engines.registry import read_startup_log
 
-    eng = parse_startup_log(text)
+    eng = read_startup_log(text)
     report = PrecisionReport(source="server_log", path=path, full_precision=None,
                              verdict="unknown")
     reasons = report.reasons
-    if eng.dtype is not None or eng.quantization is not None:
+    if eng is not None and (eng.dtype is not None or eng.quantization is not None):
         report.config_dtype = eng.dtype
         report.kv_cache_dtype = eng.kv_cache_dtype
         quant = eng.quantization
         kv = (eng.kv_cache_dtype or "").lower()
-        kv_quantized = kv not in ("", "auto") and kv not in FULL_PRECISION_NAMES
+        kv_quantized = kv not in ("", "auto") and full_precision_name(kv) is None
         if quant and quant != "none":
             report.full_precision, report.verdict, report.method = False, "quantized", quant
             reasons.append(f"the engine states quantization={quant}")
@@ -410,7 +415,7 @@ def audit_server_log(text: str, path: str = "") -> PrecisionReport:
             report.method = report.method or f"kv_cache:{kv}"
             reasons.append(f"the engine stores the KV cache as {kv} (quantized KV cache)")
         if report.full_precision is None:
-            precision = FULL_PRECISION_NAMES.get((eng.dtype or "").lower())
+            precision = full_precision_name(eng.dtype)
             if quant == "none" and precision:
                 report.full_precision, report.verdict = True, "full precision"
                 report.precision = precision
@@ -471,17 +476,22 @@ def combine(model_dir: PrecisionReport, server_log: PrecisionReport) -> Precisio
 
 def conditions_from_server_log(path: str | Path) -> dict:
     """``engine_report`` and ``precision_report`` for a run record, read from a server log
-    (``tokcheck bench --server-log FILE``).
+    (``tokcheck bench --server-log FILE``). The engine report is the parse of the engine whose
+    start-up lines the log has (:func:`tokcheck.engines.registry.read_startup_log`); for a log
+    no registered engine wrote it states only the engine :func:`startup_marker` finds (None
+    when the text has no engine's start-up lines).
 
     Raises:
         TokcheckError: the file cannot be read.
     """
-    from tokcheck.engines.vllm import parse_startup_log
+    from tokcheck.engines.base import EngineReport
+    from tokcheck.engines.registry import read_startup_log
 
     p = Path(path).expanduser()
     try:
         text = p.read_text(errors="replace")
     except OSError as err:
         raise TokcheckError(f"cannot read server log {p}: {err.strerror}") from None
-    return {"engine_report": parse_startup_log(text).to_dict(),
+    engine_report = read_startup_log(text) or EngineReport(engine=startup_marker(text))
+    return {"engine_report": engine_report.to_dict(),
             "precision_report": audit_server_log(text, str(p)).to_dict()}

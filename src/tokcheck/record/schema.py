@@ -1,86 +1,298 @@
-"""The run record (K2): typed models and the run directory of CONTRACT.md.
+"""The run record: typed models of a run directory (``docs/run-directory.md``).
 
-A run directory holds ``run.json`` (every condition the client can know), ``requests.jsonl``
-(one line per finished request, appended and flushed as each finishes, so Ctrl-C or a crash
-loses nothing that completed) and ``summary.json``. Secrets never enter these models: the API
-key is not a field anywhere.
+A run directory holds ``run.json`` (:class:`RunConditions`: every condition the client can
+know), ``requests.jsonl`` (one :class:`RequestRecord` per finished request, appended and
+flushed as each finishes, so Ctrl-C or a crash loses nothing that completed),
+``summary.json`` (:class:`Summary`: one :class:`LevelSummary` per level), and, when recorded,
+``gpu_samples.jsonl`` (one :class:`GpuSample` per GPU per sample) and ``server.log``.
+
+Clocks. Every ``t_*_ns`` field is ``time.perf_counter_ns()`` of the client process that ran
+bench (integer nanoseconds, arbitrary origin; ``run.json`` ``clock`` ties it to Unix time).
+Durations are in the unit their name says (``_ms``, ``_s``); speeds in tokens or requests per
+second (``_tok_s``, ``_rps``).
+
+Secrets never enter these models: the API key is not a field anywhere.
+
+Reading and writing is :mod:`tokcheck.record.store`'s (one writer, one reader); these are the
+shapes. Sections of ``run.json`` keep unknown keys (``extra="allow"``) and write back only the
+keys that were set, so a section written by a newer engine or by hand survives a round trip.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from dataclasses import dataclass, fields
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_serializer
 
 from tokcheck import __version__
-from tokcheck.errors import TokcheckError
+from tokcheck.core import metric_table
+from tokcheck.record.level import Level
 
-SCHEMA_VERSION = 1
+#: Version of the run-directory format. 2: summary levels have ``max_in_flight``; an open-loop
+#: level's ``concurrency`` is null (version 1 stored the open loop's cap there; the reader
+#: migrates it, :mod:`tokcheck.record.store`).
+SCHEMA_VERSION = 2
 
-# Metrics summarised per level, each as a :class:`MetricStat` (CONTRACT.md summary.json).
-LEVEL_METRICS = (
-    "ttft_ms",
-    "tpot_ms",
-    "itl_ms",
-    "e2e_latency_ms",
-    "generation_tok_s",
-    "e2e_tok_s",
-    "queue_delay_ms",
-    "tokens_per_chunk",
-    "ttft_from_due_ms",
-)
+#: Metrics summarised per level as a :class:`MetricStat` (the table's per-request kinds).
+LEVEL_METRICS = tuple(m.name for m in metric_table.METRICS if m.kind != "round")
+
+#: A number as its writer wrote it (an int stays an int when read back and written again).
+Number = int | float
+
+
+class _Section(BaseModel):
+    """A section of the record written by one module and read by others: unknown keys are
+    kept, and only the keys that were set are written back (no ``null`` for a field the
+    writer did not know)."""
+
+    model_config = ConfigDict(extra="allow", validate_assignment=True)
+
+    @model_serializer(mode="wrap")
+    def _only_set(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        keep = self.model_fields_set | set(self.model_extra or {})
+        return {k: v for k, v in data.items() if k in keep}
+
+
+# --------------------------------------------------------------------------- requests.jsonl
 
 
 class ErrorInfo(BaseModel):
+    """Why a request failed: ``kind`` (``http_500``, ``timeout_stream``, ``connection_reset``,
+    …) and one line of ``detail`` (the server's message or the exception)."""
+
     kind: str
     detail: str
 
 
 class RequestRecord(BaseModel):
-    """One finished request (a line of ``requests.jsonl``). Times: ``perf_counter_ns``."""
+    """One finished request: a line of ``requests.jsonl``. Times: client ``perf_counter_ns``.
+
+    Defaults are what a record of an older version lacks; bench writes every field.
+    """
 
     model_config = ConfigDict(extra="allow")
 
-    level: str
-    round: int
+    level: str = Field(description="label of the level the request belongs to (``c=4``, ``rate=2``)")
+    round: int = Field(0, description="round number; 0 for warm-up requests")
+    index: int = Field(0, description="position of the request in its level")
+    warmup: bool = Field(False, description="a warm-up request: never measured")
+    prompt_index: int | None = Field(None, description="index of its prompt in the run's prompt list")
+    t_due_ns: int | None = Field(None, description="when the schedule wanted it sent (open loop), ns")
+    t_send_ns: int | None = Field(None, description="when its bytes were written, ns")
+    t_first_ns: int | None = Field(None, description="arrival of the first read carrying an output token, ns")
+    t_last_ns: int | None = Field(None, description="arrival of the last read carrying an output token, ns")
+    t_end_ns: int | None = Field(None, description="end of the stream, ns")
+    chunks: list[tuple[int, int]] = Field(
+        default_factory=list,
+        description="[arrival ns, output tokens] per token-carrying read (older records: per SSE event)")
+    chunk_events: list[int] | None = Field(
+        None, description="SSE events in each chunk (parallel to ``chunks``; > 1: they arrived in one read)")
+    n_out: int | None = Field(None, description="output tokens that arrived (usage count, else tokenizer)")
+    n_out_source: str | None = Field(None, description="where ``n_out`` came from: ``usage`` or ``tokenizer``")
+    n_out_usage: int | None = Field(None, description="the server's usage.completion_tokens, tokens")
+    n_out_tokenizer: int | None = Field(None, description="the model tokenizer's count of the streamed text, tokens")
+    n_prompt_usage: int | None = Field(None, description="the server's usage.prompt_tokens, tokens")
+    n_first: int | None = Field(None, description="tokens in the first token-carrying read")
+    text: str = Field("", description="the streamed text of all channels")
+    finish_reason: str | None = Field(None, description="the server's finish_reason")
+    http_status: int | None = Field(None, description="HTTP status of the response")
+    response_id: str | None = Field(None, description="the server's response id")
+    error: ErrorInfo | None = Field(None, description="why it failed; None for a successful request")
+    defects: list[str] = Field(default_factory=list,
+                               description="protocol defects seen (``missing_usage``, ``usage_mismatch``, …)")
+    early_stop: bool = Field(False, description="fewer (or more) output tokens than asked")
+    ttft_ms: float | None = Field(None, description="TTFT = t_first − t_send, ms")
+    ttft_from_due_ms: float | None = Field(None, description="t_first − t_due, ms (open loop)")
+    tpot_ms: float | None = Field(None, description="TPOT = (t_last − t_first) / (n_out − n_first), ms per token")
+    e2e_latency_ms: float | None = Field(None, description="E2E latency = t_end − t_send, ms")
+    generation_tok_s: float | None = Field(None, description="1 / TPOT, tokens/s")
+    e2e_tok_s: float | None = Field(None, description="n_out / (t_end − t_send), tokens/s")
+    queue_delay_ms: float | None = Field(None, description="t_send − t_due, ms")
+
+    @property
+    def ok(self) -> bool:
+        """Whether the request succeeded (no error)."""
+        return self.error is None
+
+
+# --------------------------------------------------------------------------- gpu_samples.jsonl
+
+
+@dataclass(frozen=True)
+class GpuSample:
+    """One telemetry sample of one GPU (a line of ``gpu_samples.jsonl``), read through NVML
+    (:mod:`tokcheck.machine.nvml` builds it). ``None``: NVML could not say.
+
+    Attributes:
+        t_ns: client ``perf_counter_ns`` just before the queries (the requests' clock).
+        index: NVML's GPU index.
+        memory_used_bytes: device memory in use, bytes.
+        utilization_gpu_pct: percent of NVML's last sample period (1/6 s to 1 s) a kernel ran.
+        power_draw_w: power draw, watts (NVML reports mW).
+        sm_clock_mhz: SM clock, MHz.
+        temperature_c: GPU temperature, °C.
+        clock_event_reasons_mask: NVML's clocks-event-reasons bit mask (throttling).
+    """
+
+    t_ns: int
     index: int
-    warmup: bool
-    prompt_index: int
-    t_due_ns: int | None
-    t_send_ns: int | None
-    t_first_ns: int | None
-    t_last_ns: int | None
-    t_end_ns: int | None
-    chunks: list[tuple[int, int]]
-    # SSE events in each chunk (parallel to ``chunks``; > 1: they arrived in one read)
-    chunk_events: list[int] | None = None
-    n_out: int | None = None
-    n_out_source: str | None = None
-    n_out_usage: int | None
-    n_out_tokenizer: int | None
-    n_prompt_usage: int | None
-    n_first: int | None = None
-    text: str
-    finish_reason: str | None = None
-    http_status: int | None = None
-    response_id: str | None = None
-    error: ErrorInfo | None
-    defects: list[str] = []
-    early_stop: bool
-    ttft_ms: float | None
-    ttft_from_due_ms: float | None = None
-    tpot_ms: float | None
-    e2e_latency_ms: float | None
-    generation_tok_s: float | None
-    e2e_tok_s: float | None
-    queue_delay_ms: float | None
+    memory_used_bytes: int | None = None
+    utilization_gpu_pct: int | None = None
+    power_draw_w: float | None = None
+    sm_clock_mhz: int | None = None
+    temperature_c: int | None = None
+    clock_event_reasons_mask: int | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GpuSample:
+        """From a JSON object; unknown keys are ignored. Raises TypeError without ``t_ns``/``index``."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+# --------------------------------------------------------------------------- telemetry
+
+
+class GpuStats(_Section):
+    """One GPU over a window (``tokcheck.machine.telemetry.summarize_gpu_samples``)."""
+
+    sample_count: int | None = None
+    memory_used_peak_bytes: Number | None = Field(None, description="bytes")
+    memory_used_first_bytes: Number | None = Field(None, description="bytes")
+    utilization_mean_pct: Number | None = Field(None, description="percent")
+    utilization_max_pct: Number | None = Field(None, description="percent")
+    power_mean_w: Number | None = Field(None, description="watts")
+    power_max_w: Number | None = Field(None, description="watts")
+    sm_clock_mean_mhz: Number | None = Field(None, description="MHz")
+    sm_clock_min_mhz: Number | None = Field(None, description="MHz")
+    temperature_max_c: Number | None = Field(None, description="°C")
+    clock_event_reasons_seen: list[str] | None = None
+    throttling_seen: list[str] | None = Field(None, description="power/thermal/hardware reasons seen")
+    throttled_sample_fraction: Number | None = None
+
+
+class GpuHeadline(_Section):
+    """The few GPU figures over all GPUs: the largest peak memory (bytes), the mean of the GPUs'
+    mean utilizations (percent), every throttling reason seen (``None``: no reasons read)."""
+
+    memory_used_peak_bytes: Number | None = None
+    utilization_mean_pct: Number | None = None
+    throttling_seen: list[str] | None = None
+
+
+class GpuTelemetry(_Section):
+    """The GPU sampler's section (per level and for the run): ``available`` false with
+    ``reason`` on a machine without an NVIDIA GPU; ``gpus`` by NVML index (as text)."""
+
+    available: bool | None = None
+    reason: str | None = None
+    interval_s: float | None = Field(None, description="sampling interval, s")
+    sample_count: int | None = None
+    gpus: dict[str, GpuStats] = Field(default_factory=dict)
+    headline: GpuHeadline | None = None
+    nvml_errors: dict[str, str] | None = None
+    samples_file: str | None = Field(None, description="name of the samples file in the run directory")
+
+    def figures(self) -> GpuHeadline:
+        """``headline`` as written, else computed from ``gpus`` the same way."""
+        if self.headline is not None:
+            return self.headline
+        peaks = [g.memory_used_peak_bytes for g in self.gpus.values() if g.memory_used_peak_bytes is not None]
+        utils = [g.utilization_mean_pct for g in self.gpus.values() if g.utilization_mean_pct is not None]
+        seen = [g.throttling_seen for g in self.gpus.values() if g.throttling_seen is not None]
+        return GpuHeadline(memory_used_peak_bytes=max(peaks) if peaks else None,
+                           utilization_mean_pct=sum(utils) / len(utils) if utils else None,
+                           throttling_seen=sorted({r for s in seen for r in s}) if seen else None)
+
+
+class CrossCheck(_Section):
+    """The server's generation-token counter delta against the tokens tokcheck counted."""
+
+    server_generation_tokens: Number | None = None
+    counted_tokens: Number | None = None
+    difference: Number | None = None
+    match: bool | None = None
+    reason: str | None = None
+
+
+class MetricsDuring(_Section):
+    """Gauges of the server's ``/metrics`` while a level ran: their maxima, and the scrapes."""
+
+    scrapes: int | None = None
+    requests_running_max: Number | None = None
+    requests_waiting_max: Number | None = None
+    kv_cache_usage_fraction_max: Number | None = Field(None, description="fraction, 0–1")
+
+
+class Counters(_Section):
+    """Deltas of the server's counters over a window (``tokcheck.machine.telemetry.COUNTERS``);
+    ``None``: the counter went down (the server restarted). Tokens, drafts or requests."""
+
+    generation_tokens: Number | None = None
+    prompt_tokens: Number | None = None
+    prefix_cache_queries: Number | None = None
+    prefix_cache_hits: Number | None = None
+    spec_decode_drafts: Number | None = None
+    spec_decode_draft_tokens: Number | None = None
+    spec_decode_accepted_tokens: Number | None = None
+    preemptions: Number | None = None
+    requests_finished: Number | None = None
+
+
+class ServerMetrics(_Section):
+    """The ``/metrics`` scraper's section: counter deltas over the level, ratios (each ``None``
+    with a ``*_reason`` when not computable), the gauges while it ran and the token cross-check."""
+
+    url: str | None = None
+    reason: str | None = None
+    counters: Counters = Field(default_factory=Counters)
+    counters_reasons: dict[str, str] | None = None
+    spec_decode_acceptance_rate: float | None = None
+    spec_decode_acceptance_rate_reason: str | None = None
+    spec_decode_mean_accepted_length: float | None = None
+    spec_decode_mean_accepted_length_reason: str | None = None
+    prefix_cache_hit_rate: float | None = None
+    prefix_cache_hit_rate_reason: str | None = None
+    during: MetricsDuring | None = None
+    cross_check: CrossCheck | None = None
+    window_ns: list[int] | None = Field(None, description="[before, after] scrape stamps, ns")
+    scrapes_during: int | None = None
+    errors: list[str] | None = None
+
+
+class Telemetry(_Section):
+    """What the bench hooks return: ``gpu`` (NVML sampler) and ``server_metrics`` (``/metrics``),
+    per level (summary.json) and for the run (run.json). Other hooks' keys are kept."""
+
+    gpu: GpuTelemetry | None = None
+    server_metrics: ServerMetrics | None = None
+
+    @property
+    def gpu_figures(self) -> GpuHeadline:
+        """:meth:`GpuTelemetry.figures`; all ``None`` without GPU telemetry."""
+        return self.gpu.figures() if self.gpu is not None else GpuHeadline()
+
+    @property
+    def metrics(self) -> ServerMetrics:
+        """``server_metrics``, or an empty section (every figure ``None``)."""
+        return self.server_metrics or ServerMetrics()
+
+    @property
+    def during(self) -> MetricsDuring:
+        """``server_metrics.during``, or an empty section."""
+        return self.metrics.during or MetricsDuring()
+
+
+# --------------------------------------------------------------------------- summary.json
 
 
 class MetricStat(BaseModel):
-    """One metric over a level: ``median`` is the rounds' trimmed median, ``spread`` the range
-    (max − min) of all rounds' medians, ``spread_kept`` that of the kept ones (stats.py)."""
+    """One metric over a level, in the metric's unit (:mod:`tokcheck.core.stats`): ``median`` is
+    the rounds' trimmed median, ``spread`` the range (max − min) of all rounds' medians,
+    ``range_all`` that range as [min, max], ``spread_kept`` the range of the kept rounds;
+    ``mean``, ``p90`` and ``p99`` are over all values; ``n`` the number of values."""
 
     mean: float
     median: float
@@ -90,111 +302,326 @@ class MetricStat(BaseModel):
     spread: float
     range_all: list[float] | None = None
     spread_kept: float | None = None
-    n: int
+    n: int = 0
 
 
-class LevelSummary(BaseModel):
+@dataclass(frozen=True)
+class Figure:
+    """A level's value of one metric, whatever its kind: ``value`` (the rounds' trimmed median),
+    ``spread`` and ``rounds`` (per-round values); ``p99`` for distributions; ``reason`` when
+    ``value`` is ``None``."""
+
+    value: float | None
+    spread: float | None = None
+    rounds: list[float | None] | None = None
+    p99: float | None = None
+    reason: str | None = None
+
+
+class _LevelSummaryBase(BaseModel):
+    """One level of ``summary.json``: the level, request counts, and each metric of
+    :data:`tokcheck.core.metric_table.METRICS` — ``<name>`` (a :class:`MetricStat`, or for a
+    per-round metric its trimmed median with ``<name>_rounds`` and ``<name>_spread``) and
+    ``<name>_reason`` when it is null. Defaults are what an older summary lacks."""
+
     model_config = ConfigDict(extra="allow")
 
-    label: str
-    concurrency: int | None = None
-    request_rate: float | None = None
-    rounds: int
-    requests_ok: int
-    requests_failed: int
-    errors: dict[str, int]
-    defects: dict[str, int]
-    early_stops: int
-    usage_mismatches: int
-    output_throughput_tok_s: float | None
-    output_throughput_tok_s_rounds: list[float | None]
-    output_throughput_tok_s_spread: float | None
-    request_throughput_rps: float | None
-    # coalesced reads (summarize.py): requests whose every token arrived in one read, the
-    # share of tokens that arrived in a read of several SSE events, SSE events per read
-    tpot_undefined_requests: int = 0
-    coalesced_token_share: float | None = None
-    sse_events_per_chunk: float | None = None
-    ttft_ms: MetricStat | None = None
-    ttft_ms_reason: str | None = None
-    tpot_ms: MetricStat | None = None
-    tpot_ms_reason: str | None = None
-    itl_ms: MetricStat | None = None
-    itl_ms_reason: str | None = None
-    e2e_latency_ms: MetricStat | None = None
-    e2e_latency_ms_reason: str | None = None
-    generation_tok_s: MetricStat | None = None
-    generation_tok_s_reason: str | None = None
-    e2e_tok_s: MetricStat | None = None
-    e2e_tok_s_reason: str | None = None
-    queue_delay_ms: MetricStat | None = None
-    queue_delay_ms_reason: str | None = None
-    tokens_per_chunk: MetricStat | None = None
-    tokens_per_chunk_reason: str | None = None
-    ttft_from_due_ms: MetricStat | None = None
-    ttft_from_due_ms_reason: str | None = None
-    telemetry: dict[str, Any] | None = None
+    label: str = Field(description="the level's label, as the requests' ``level`` (``c=4``, ``rate=2``)")
+    concurrency: int | None = Field(None, description="closed loop: requests in flight; None in open loop")
+    request_rate: float | None = Field(None, description="open loop: arrivals per second")
+    max_in_flight: int | None = Field(None, description="open loop: cap on requests in flight")
+    rounds: int = Field(0, description="rounds measured")
+    requests_ok: int = Field(0, description="successful measured requests")
+    requests_failed: int = Field(0, description="failed measured requests")
+    errors: dict[str, int] = Field(default_factory=dict, description="failed requests by error kind")
+    defects: dict[str, int] = Field(default_factory=dict, description="requests by protocol defect")
+    early_stops: int = Field(0, description="successful requests with another output length than asked")
+    usage_mismatches: int = Field(0, description="requests whose usage count and tokenizer count differ")
+    tpot_undefined_requests: int = Field(0, description="successful requests whose every token came in one read")
+    coalesced_token_share: float | None = Field(
+        None, description="share of tokens that arrived in a read holding several SSE events")
+    sse_events_per_chunk: float | None = Field(None, description="SSE events per token-carrying read")
+    telemetry: Telemetry | None = Field(None, description="what the telemetry hooks saw during the level")
+
+    @property
+    def level(self) -> Level:
+        """The level as a :class:`~tokcheck.record.level.Level` (compare levels with this)."""
+        return Level(concurrency=self.concurrency, request_rate=self.request_rate,
+                     max_in_flight=self.max_in_flight)
+
+    def stat(self, name: str) -> MetricStat | None:
+        """The distribution of metric ``name`` (``None`` when null or a per-round metric)."""
+        v = getattr(self, name, None)
+        return v if isinstance(v, MetricStat) else None
+
+    def reason(self, name: str) -> str | None:
+        """Why metric ``name`` is null (``None`` when it has a value or no reason was written)."""
+        return getattr(self, f"{name}_reason", None)
+
+    def figure(self, name: str) -> Figure:
+        """Metric ``name`` at this level as a :class:`Figure` (both kinds of metric)."""
+        m = metric_table.METRIC.get(name)
+        if m is not None and m.kind == "round":
+            return Figure(getattr(self, name, None), getattr(self, f"{name}_spread", None),
+                          getattr(self, f"{name}_rounds", None), None, self.reason(name))
+        st = self.stat(name)
+        if st is None:
+            return Figure(None, reason=self.reason(name))
+        return Figure(st.median, st.spread, st.rounds, st.p99)
+
+
+def _metric_fields() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for m in metric_table.METRICS:
+        what = f"{m.label} ({m.unit}): {m.definition}"
+        if m.kind == "round":
+            out[m.name] = (float | None, Field(None, description=f"{what}; the rounds' trimmed median"))
+            out[f"{m.name}_rounds"] = (list[float | None], Field(default_factory=list,
+                                                                   description=f"{m.label} of each round"))
+            out[f"{m.name}_spread"] = (float | None, Field(None, description="max − min of all rounds"))
+        else:
+            out[m.name] = (MetricStat | None, Field(None, description=what))
+        out[f"{m.name}_reason"] = (str | None, Field(None, description=f"why {m.name} is null"))
+    return out
+
+
+#: ``summary.json`` per level (see :class:`_LevelSummaryBase`); its metric fields come from
+#: the metric table.
+LevelSummary = create_model("LevelSummary", __base__=_LevelSummaryBase, __module__=__name__,
+                            **_metric_fields())
+LevelSummary.__doc__ = _LevelSummaryBase.__doc__
 
 
 class Summary(BaseModel):
-    """``summary.json``: one :class:`LevelSummary` per concurrency level or request rate."""
+    """``summary.json``: one :class:`LevelSummary` per level, in run order. ``interrupted``:
+    the run was stopped (Ctrl-C) and the last level covers the requests that completed."""
 
     model_config = ConfigDict(extra="allow")
 
     tokcheck_version: str = __version__
     schema_version: int = SCHEMA_VERSION
-    run_id: str
-    run_dir: str
+    run_id: str | None = None
+    run_dir: str | None = None
     interrupted: bool = False
-    levels: list[LevelSummary]
+    levels: list[LevelSummary] = Field(default_factory=list)  # type: ignore[valid-type]
 
 
-class RunDirectory:
-    """Writer of one run directory. Creating it refuses a directory that already holds a run
-    (nothing is overwritten)."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        if (self.path / "requests.jsonl").exists() or (self.path / "run.json").exists():
-            raise TokcheckError(f"{self.path} already holds a run — choose another --out")
-        try:
-            self.path.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise TokcheckError(f"cannot create run directory {self.path}: {err.strerror}") from None
-        self.requests_path = self.path / "requests.jsonl"
-        self.requests_path.touch()
-        self._requests = None
-
-    def write_run(self, run: dict[str, Any]) -> None:
-        _write_json(self.path / "run.json", run)
-
-    def append_request(self, rec: RequestRecord) -> None:
-        """Append one record and flush (bench itself writes through its measurement worker)."""
-        if self._requests is None:
-            self._requests = open(self.requests_path, "a", encoding="utf-8")  # noqa: SIM115
-        self._requests.write(rec.model_dump_json() + "\n")
-        self._requests.flush()
-
-    def write_summary(self, summary: Summary) -> None:
-        _write_json(self.path / "summary.json", summary.model_dump(mode="json"))
-
-    def close(self) -> None:
-        if self._requests is not None:
-            self._requests.close()
+# --------------------------------------------------------------------------- run.json
 
 
-def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+class Clock(_Section):
+    """Ties the requests' clock to wall time."""
+
+    perf_counter_ns_at_start: int | None = Field(None, description="perf_counter_ns at the run's start")
+    unix_ns_at_start: int | None = Field(None, description="time.time_ns() at the same moment")
 
 
-def read_requests(run_dir: str | Path) -> list[RequestRecord]:
-    """Every request of a run directory, in the order they finished."""
-    path = Path(run_dir) / "requests.jsonl"
-    out = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                out.append(RequestRecord.model_validate_json(line))
-    return out
+class Endpoint(_Section):
+    url: str | None = Field(None, description="the server's base URL")
+    api: str | None = Field(None, description="``completions`` or ``chat``")
+    model: str | None = Field(None, description="the model name sent in each request")
+
+
+class ServerInfo(_Section):
+    """The server's own answers: ``/version`` and the ids of ``/v1/models``."""
+
+    version: str | None = None
+    models: list[str | None] | None = None
+
+
+class TokenizerIdentity(_Section):
+    source: str | None = Field(None, description="tokenizer.json or model directory given to bench")
+    sha256: str | None = Field(None, description="sha256 of tokenizer.json")
+    vocab_size: int | None = None
+
+
+class PromptTokensCheck(_Section):
+    """The prompt's length in tokens by three counters (they should agree)."""
+
+    tokenizer: int | None = None
+    server_usage: int | None = None
+    server_tokenize: int | None = None
+
+
+class Workload(_Section):
+    input_len: int | None = Field(None, description="prompt tokens asked")
+    output_len: int | None = Field(None, description="output tokens asked")
+    prompts_sha256: str | None = None
+    prompts: int | None = Field(None, description="prompts built")
+    output_forcing: str | None = Field(None, description="parameters that forced the output length")
+    output_forcing_rejected: list[str] | None = None
+    temperature: float | None = None
+    seed: int | None = None
+    prompt_tokens_check: PromptTokensCheck | None = None
+
+
+class Load(_Section):
+    mode: str = Field("closed", description="``closed`` (concurrency) or ``open`` (request rate)")
+    concurrency: list[int] | None = Field(None, description="closed-loop levels")
+    max_in_flight: int | None = Field(None, description="open loop: cap on requests in flight")
+    request_rate: list[float] | None = Field(None, description="open-loop levels, requests/s")
+    rounds: int | None = None
+    warmup: int | None = Field(None, description="warm-up requests per level")
+    requests_per_round: list[int] | int | None = Field(None, description="per level (older runs: one number)")
+
+
+class ClientInfo(_Section):
+    host: str | None = None
+    python: str | None = None
+    platform: str | None = None
+    http: str | None = None
+    event_loop: str | None = None
+    pid: int | None = None
+
+
+class EngineReport(_Section):
+    """What the engine's start-up log states (``tokcheck.engines``; ``docs/engines.md``)."""
+
+    engine: str | None = None
+    version: str | None = None
+    model: str | None = None
+    served_model_name: str | None = None
+    architecture: str | None = None
+    dtype: str | None = None
+    quantization: str | None = Field(None, description="``none`` when the engine states quantization=None")
+    quantization_config: Any = None
+    kv_cache_dtype: str | None = None
+    speculative_config: Any = None
+    speculative_decoding: bool | None = None
+    enable_prefix_caching: bool | None = None
+    enable_chunked_prefill: bool | None = None
+    enforce_eager: bool | None = None
+    compilation_mode: str | None = None
+    cudagraph_mode: str | None = None
+    max_seq_len: int | None = Field(None, description="tokens")
+    tensor_parallel_size: int | None = None
+    pipeline_parallel_size: int | None = None
+    device: str | None = Field(None, description="``cpu`` or ``cuda``")
+    kv_cache_tokens: int | None = Field(None, description="tokens the KV cache holds")
+    kv_cache_memory_gib: float | None = Field(None, description="GiB")
+    max_concurrency: float | None = Field(None, description="requests of max_concurrency_tokens that fit")
+    max_concurrency_tokens: int | None = None
+    seed: int | None = None
+    non_default_args: dict[str, Any] | None = None
+
+
+class ServeSettings(_Section):
+    """How tokcheck started the server (``serve`` in run.json)."""
+
+    engine: str | None = None
+    model: str | None = None
+    dtype: str | None = None
+    max_model_len: int | None = Field(None, description="tokens")
+    gpu_memory_utilization: float | None = None
+    tensor_parallel_size: int | None = None
+    quantization: str | None = None
+    quantization_flag: Any = None
+    enforce_eager: bool | None = None
+    extra_args: list[str] | None = None
+    argv: list[str] | None = None
+    startup_s: float | None = Field(None, description="seconds from start to healthy")
+
+
+class PrecisionReport(_Section):
+    """The weights audit (``tokcheck.machine.weights``): ``full_precision`` true, false
+    (quantized) or null (unknown), with the reasons it rests on."""
+
+    source: str | None = None
+    path: str | None = None
+    full_precision: bool | None = None
+    verdict: str | None = None
+    reasons: list[str] = Field(default_factory=list)
+    method: str | None = None
+    precision: str | None = None
+    config_dtype: str | None = None
+    quantization_config: Any = None
+    kv_cache_dtype: str | None = None
+    weight_files: list[Any] = Field(default_factory=list)
+    artifacts: list[Any] = Field(default_factory=list)
+    parameter_count: int | None = None
+    weight_bytes: int | None = Field(None, description="bytes")
+    bytes_by_dtype: dict[str, int] = Field(default_factory=dict)
+    params_by_dtype: dict[str, int] = Field(default_factory=dict)
+    quantized_bytes_share: float | None = None
+
+
+class GpuProcessInfo(_Section):
+    pid: int | None = None
+    name: str | None = None
+    used_memory_bytes: int | None = Field(None, description="bytes; None where NVML cannot see it")
+    kind: str | None = None
+
+
+class GpuInfoRecord(_Section):
+    """One GPU as the doctor saw it before the run (``tokcheck.machine.nvml.GpuInfo``)."""
+
+    index: int | None = None
+    name: str | None = None
+    uuid: str | None = None
+    memory_total_bytes: Number | None = None
+    memory_used_bytes: Number | None = None
+    memory_free_bytes: Number | None = None
+    utilization_gpu_pct: Number | None = Field(None, description="percent")
+    utilization_memory_pct: Number | None = None
+    power_draw_w: Number | None = None
+    power_limit_w: Number | None = None
+    temperature_c: Number | None = None
+    processes: list[GpuProcessInfo] = Field(default_factory=list)
+
+
+class GpuEnvironment(_Section):
+    """NVML's view of the machine (``tokcheck.machine.nvml.NvmlReport``)."""
+
+    available: bool | None = None
+    reason: str | None = None
+    driver_version: str | None = None
+    cuda_driver_version: str | None = None
+    nvml_version: str | None = None
+    gpus: list[GpuInfoRecord] = Field(default_factory=list)
+
+
+class Environment(_Section):
+    """The machine (``tokcheck.machine.doctor.environment_report``): GPUs, toolchain, mismatches."""
+
+    tokcheck_version: str | None = None
+    created_at: str | None = None
+    gpu: GpuEnvironment | None = None
+    toolchain: dict[str, Any] | None = None
+    mismatches: list[Any] | None = None
+
+    def gpu_list(self) -> list[GpuInfoRecord] | None:
+        """The GPUs; ``[]`` when the report says there is none, ``None`` when it does not say."""
+        if self.gpu is None:
+            return None
+        if self.gpu.gpus:
+            return list(self.gpu.gpus)
+        if self.gpu.available is False or "gpus" in self.gpu.model_fields_set:
+            return []
+        return None
+
+
+class RunConditions(_Section):
+    """``run.json``: every condition of a run. Sections other modules write (``engine_report``,
+    ``serve``, ``precision_report``, ``environment``) are present when they ran."""
+
+    tokcheck_version: str | None = None
+    schema_version: int | None = None
+    run_id: str | None = None
+    created_at: str | None = Field(None, description="UTC, ISO 8601")
+    finished_at: str | None = Field(None, description="UTC, ISO 8601")
+    interrupted: bool | None = None
+    clock: Clock | None = None
+    endpoint: Endpoint | None = None
+    server: ServerInfo | None = None
+    tokenizer: TokenizerIdentity | None = None
+    workload: Workload | None = None
+    load: Load | None = None
+    stream_options: dict[str, Any] | None = None
+    timeout_s: float | None = Field(None, description="per-request timeout, s")
+    client: ClientInfo | None = None
+    engine_report: EngineReport | None = None
+    serve: ServeSettings | None = None
+    precision_report: PrecisionReport | None = None
+    environment: Environment | None = None
+    telemetry: Telemetry | None = None
+    measurement_errors: list[str] | None = None

@@ -1,4 +1,4 @@
-"""K2: reports of run directories — one self-contained HTML page, a Markdown summary and a
+"""reports of run directories — one self-contained HTML page, a Markdown summary and a
 per-request CSV.
 
 The HTML needs no network to view: styles are inline and every plot is a PNG embedded as
@@ -19,9 +19,11 @@ import io
 from typing import Any
 
 from tokcheck import __version__
+from tokcheck.core.metric_table import shown_in, with_unit
+from tokcheck.record.level import Level
+from tokcheck.record.store import Run
 from tokcheck.report import plots
 from tokcheck.report.data import CSV_COLUMNS, conditions_table, request_rows
-from tokcheck.record.store import Run
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1000px;
@@ -50,36 +52,29 @@ def _num(v: Any) -> str:
     return str(v)
 
 
-def _stat(level: dict, key: str, field: str = "median") -> Any:
-    v = level.get(key)
-    if isinstance(v, dict):
-        return v.get(field)
-    if field == "median" and isinstance(v, (int, float)):
-        return v
-    return None
+def _metric_columns() -> list[tuple[str, Any]]:
+    """One column per metric the report shows (its median), and one per extra statistic
+    (``p99``, ``spread``) right after it."""
+    cols: list[tuple[str, Any]] = []
+    for m in shown_in("report"):
+        cols.append((with_unit(f"{m.label} median", m.unit), lambda lv, n=m.name: lv.figure(n).value))
+        for extra in m.extras:
+            cols.append((with_unit(f"{m.label} {extra}", m.unit),
+                         lambda lv, n=m.name, x=extra: getattr(lv.figure(n), x)))
+    return cols
 
 
+#: The per-level table: (column title, level → value).
 LEVEL_COLUMNS = (
-    ("requests ok", lambda lv: lv.get("requests_ok")),
-    ("failed", lambda lv: lv.get("requests_failed")),
-    ("early stops", lambda lv: lv.get("early_stops")),
-    ("TTFT median (ms)", lambda lv: _stat(lv, "ttft_ms")),
-    ("TTFT p99 (ms)", lambda lv: _stat(lv, "ttft_ms", "p99")),
-    ("TPOT median (ms)", lambda lv: _stat(lv, "tpot_ms")),
-    ("generation tok/s", lambda lv: _stat(lv, "generation_tok_s")),
-    ("± spread", lambda lv: _stat(lv, "generation_tok_s", "spread")),
-    ("E2E tok/s", lambda lv: _stat(lv, "e2e_tok_s")),
-    ("aggregate tok/s", lambda lv: _stat(lv, "output_throughput_tok_s")),
-    ("requests/s", lambda lv: lv.get("request_throughput_rps")),
+    ("requests ok", lambda lv: lv.requests_ok),
+    ("failed", lambda lv: lv.requests_failed),
+    ("early stops", lambda lv: lv.early_stops),
+    *_metric_columns(),
 )
 
 
-def _level_name(lv: dict) -> str:
-    if lv.get("concurrency") is not None:
-        return f"concurrency {lv['concurrency']}"
-    if lv.get("request_rate") is not None:
-        return f"rate {lv['request_rate']}/s"
-    return str(lv.get("label"))
+def _level_name(lv: Any) -> str:
+    return lv.level.name
 
 
 def itl_notes(runs: list[Run]) -> list[str]:
@@ -114,9 +109,9 @@ def _collect_plots(runs: list[Run], verdict: Any, bound: dict | None) -> list[tu
     measured = claimed = None
     if verdict is not None:
         claimed = verdict.claimed if verdict.metric in ("generation_tok_s", "e2e_tok_s") else None
-    for lv in runs[0].levels if runs else []:
-        if lv.get("concurrency") == 1:
-            measured = _stat(lv, "generation_tok_s")
+    one = runs[0].level_summary(Level.closed(1)) if runs else None
+    if one is not None:
+        measured = one.figure("generation_tok_s").value
     add(plots.roofline(bound, measured, claimed), "Decode bound vs claimed and measured",
         (bound or {}).get("reason") or "no bound: give a claim naming its model and GPU")
     return out
@@ -132,7 +127,7 @@ def _verdict_html(verdict: Any) -> str:
         parts.append(f"<tr><td>{_e(c.name)}</td><td>{_e(c.claimed) if c.claimed is not None else '—'}</td>"
                      f"<td>{_e(c.run) if c.run is not None else '—'}</td>"
                      f'<td class="{c.status}">{c.status}</td></tr>')
-    parts.append("</table><h3>The seed's seven checks</h3><table><tr><th>#</th><th>check</th>"
+    parts.append("</table><h3>The guide's seven checks</h3><table><tr><th>#</th><th>check</th>"
                  "<th>status</th><th>evidence</th></tr>")
     for c in verdict.checks:
         ev = "<br>".join(_e(x) for x in c.evidence + [f"→ {a}" for a in c.advice])

@@ -11,16 +11,14 @@ from typing import Any
 from tokcheck.errors import TokcheckError
 from tokcheck.record.store import Run
 from tokcheck.analysis.verify.conditions import _environment_gpus
-from tokcheck.analysis.verify.lookup import normalize_precision
-
-_ROOFLINE_PRECISION = {"bf16": "BF16", "fp16": "FP16", "fp32": "FP32", "fp8": "FP8", "int8": "INT8",
-                       "int4": "INT4", "mxfp4": "MXFP4", "nvfp4": "NVFP4"}
+from tokcheck.core.precision import FULL, find_precision
 
 
 def _model_dir(run: Run) -> Path | None:
-    for candidate in ((run.run.get("precision_report") or {}).get("path"),
-                      (run.run.get("endpoint") or {}).get("model"),
-                      (run.run.get("tokenizer") or {}).get("source")):
+    c = run.conditions
+    for candidate in (c.precision_report.path if c.precision_report else None,
+                      c.endpoint.model if c.endpoint else None,
+                      c.tokenizer.source if c.tokenizer else None):
         if candidate and (Path(str(candidate)) / "config.json").is_file():
             return Path(str(candidate))
     return None
@@ -34,15 +32,16 @@ def bound_for_run(run: Run, gpu: str | None = None, model_dir: str | Path | None
     mdir = Path(model_dir) if model_dir else _model_dir(run)
     if mdir is None:
         return {"reason": "no bound: the run does not point at a model directory with a config.json"}
-    gpus = _environment_gpus(run.run)
-    name = gpu or (str(gpus[0].get("name")) if gpus else None)
+    gpus = _environment_gpus(run.conditions)
+    name = gpu or (str(gpus[0].name) if gpus else None)
     if not name:
         why = "a CPU run (no GPU in its environment)" if gpus == [] else "no GPU recorded"
         return {"reason": f"no bound: {why}; give --gpu to bound against a GPU's bandwidth"}
-    er = run.run.get("engine_report") or {}
-    prec = _ROOFLINE_PRECISION.get(normalize_precision(er.get("dtype")) or "bf16", "BF16")
-    wl = run.run.get("workload") or {}
-    context = int((wl.get("input_len") or 1000) + (wl.get("output_len") or 1000) / 2)
+    er = run.conditions.engine_report
+    loaded = find_precision(er.dtype if er else None)
+    prec = "BF16" if loaded in (None, FULL) else loaded
+    wl = run.conditions.workload
+    context = int(((wl.input_len if wl else None) or 1000) + ((wl.output_len if wl else None) or 1000) / 2)
     try:
         b = decode_bound(model_from_config(mdir), find_gpu(name.replace("NVIDIA ", "")), prec, context)
     except TokcheckError as err:

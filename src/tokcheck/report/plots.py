@@ -9,8 +9,9 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from tokcheck.report.data import gpu_series, itl_values_ms, level_of, timeline
+from tokcheck.core.metric_table import METRIC
 from tokcheck.record.store import Run
+from tokcheck.report.data import gpu_series, level_of, timeline
 
 DPI = 100
 
@@ -34,25 +35,18 @@ def _png(plt, fig) -> bytes:
     return buf.getvalue()
 
 
-def _median(level: dict, key: str) -> float | None:
-    v = level.get(key)
-    if isinstance(v, dict):
-        return v.get("median")
-    return v if isinstance(v, (int, float)) else None
-
-
 def throughput_vs_concurrency(runs: list[Run]) -> tuple[str, bytes] | None:
-    """Aggregate output throughput and per-request generation tok/s against concurrency."""
-    if not any(lv.get("concurrency") is not None for r in runs for lv in r.levels):
+    """Aggregate output throughput and per-request generation tok/s against concurrency
+    (closed-loop levels only)."""
+    if not any(lv.concurrency is not None for r in runs for lv in r.levels):
         return None
     plt, fig, ax = _figure()
     ax2 = ax.twinx()
     for i, r in enumerate(runs):
-        lvs = sorted((lv for lv in r.levels if lv.get("concurrency") is not None),
-                     key=lambda lv: lv["concurrency"])
-        xs = [lv["concurrency"] for lv in lvs]
-        agg = [_median(lv, "output_throughput_tok_s") for lv in lvs]
-        gen = [_median(lv, "generation_tok_s") for lv in lvs]
+        lvs = sorted((lv for lv in r.levels if lv.concurrency is not None), key=lambda lv: lv.concurrency)
+        xs = [lv.concurrency for lv in lvs]
+        agg = [lv.figure("output_throughput_tok_s").value for lv in lvs]
+        gen = [lv.figure("generation_tok_s").value for lv in lvs]
         tag = f" ({r.name})" if len(runs) > 1 else ""
         # one colour per run: solid = aggregate (left axis), dashed = per request (right axis)
         c_agg, c_gen = (f"C{i}", f"C{i}") if len(runs) > 1 else ("tab:blue", "tab:orange")
@@ -64,7 +58,7 @@ def throughput_vs_concurrency(runs: list[Run]) -> tuple[str, bytes] | None:
     ax.set_ylabel("aggregate output throughput (tok/s)")
     ax2.set_ylabel("generation tok/s per request")
     ax.set_xscale("log", base=2)
-    ticks = sorted({lv["concurrency"] for r in runs for lv in r.levels if lv.get("concurrency") is not None})
+    ticks = sorted({lv.concurrency for r in runs for lv in r.levels if lv.concurrency is not None})
     ax.set_xticks(ticks, [str(t) for t in ticks])
     ax.minorticks_off()
     ax.set_ylim(bottom=0)
@@ -78,7 +72,7 @@ def throughput_vs_concurrency(runs: list[Run]) -> tuple[str, bytes] | None:
 def _per_level_values(run: Run, fn) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     for q in run.measured_requests():
-        if q.get("error"):
+        if q.error is not None:
             continue
         vals = fn(q)
         if vals:
@@ -92,7 +86,7 @@ def distribution(runs: list[Run], what: str) -> tuple[str, bytes] | None:
     arrived together; the page says how many) as their own bar marked "0 ms"."""
     import numpy as np
 
-    fn = (lambda q: [q["ttft_ms"]] if q.get("ttft_ms") is not None else []) if what == "ttft" else itl_values_ms
+    fn = METRIC["ttft_ms" if what == "ttft" else "itl_ms"].values
     groups: dict[str, list[float]] = {}
     for r in runs:
         for lv, vals in _per_level_values(r, fn).items():
@@ -136,7 +130,7 @@ def request_timeline(run: Run) -> tuple[str, bytes] | None:
     if not tl:
         return None
     plt, fig, ax = _figure(7.5, 4.2)
-    order = [str(lv.get("label")) for lv in run.levels]
+    order = [lv.label for lv in run.levels]
     levels = sorted({t["level"] for t in tl}, key=lambda x: (order.index(x) if x in order else len(order), x))
     colors = {lv: f"C{i % 10}" for i, lv in enumerate(levels)}
     for y, t in enumerate(tl):

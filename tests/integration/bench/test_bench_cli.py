@@ -107,8 +107,9 @@ def test_open_loop_from_the_command_line(server, tiny_tokenizer, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     levels = json.loads(proc.stdout)["levels"]
-    assert [(lv["label"], lv["request_rate"], lv["concurrency"]) for lv in levels] == [
-        ("rate=20", 20.0, 4), ("rate=40", 40.0, 4)]
+    # the cap on requests in flight is max_in_flight, not a concurrency (schema 2)
+    assert [(lv["label"], lv["request_rate"], lv["concurrency"], lv["max_in_flight"]) for lv in levels] == [
+        ("rate=20", 20.0, None, 4), ("rate=40", 40.0, None, 4)]
     run = json.loads((out / "run.json").read_text())
     assert run["load"]["mode"] == "open" and run["load"]["max_in_flight"] == 4
     assert all(lv["queue_delay_ms"] is not None and lv["ttft_from_due_ms"] is not None for lv in levels)

@@ -11,7 +11,7 @@ import pytest
 from tokcheck.loadgen.bench import BenchConfig, run_bench
 from tokcheck.errors import TokcheckError
 from tokcheck.core.metrics import itl_ms
-from tokcheck.record.schema import read_requests
+from tokcheck.record.store import read_requests
 
 
 def bench(server, tokenizer, tmp_path, **kw):
@@ -303,7 +303,7 @@ def test_hooks_and_conditions_extra(server, tiny_tokenizer, tmp_path):
                      ("after", "c=2"), ("end",)]
     run = json.loads((tmp_path / "run" / "run.json").read_text())
     assert run["engine_report"] == {"engine": "scripted"} and run["telemetry"] == {"samples": 3}
-    assert summary.levels[0].telemetry == {"gpu_util_pct": 50.0}
+    assert summary.levels[0].telemetry.model_dump() == {"gpu_util_pct": 50.0}
     on_disk = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert on_disk["levels"][1]["telemetry"] == {"gpu_util_pct": 50.0}
     recs = read_requests(tmp_path / "run")

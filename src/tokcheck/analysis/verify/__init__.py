@@ -1,4 +1,4 @@
-"""V1, V2: a claim against one's own run — same conditions? same number? if not, why?
+"""a claim against one's own run — same conditions? same number? if not, why?
 
 Pure: takes the claim's fields (the ``fields`` of :func:`tokcheck.core.claim.parse_claim`, a dict),
 a loaded run directory (:class:`tokcheck.record.store.Run`) and optionally the decode bound
@@ -7,22 +7,23 @@ a loaded run directory (:class:`tokcheck.record.store.Run`) and optionally the d
 - **Conditions.** Each condition the claim states is put beside the run's record: ``match``,
   ``differ`` or ``unknown`` (either side silent). Conditions that change what the number
   *means* — model, GPU and count, concurrency, input and output lengths — make a claim
-  incomparable when they differ (the seed, 4.3: with different context, concurrency or output
+  incomparable when they differ (the guide, 4.3: with different context, concurrency or output
   lengths "tok/s 不能直接做减法"). The others (precision, engine and version, max_model_len,
-  speculative decoding, prefix cache, CUDA graph) are the seed's explanations of a gap (4.4):
+  speculative decoding, prefix cache, CUDA graph) are the guide's explanations of a gap (4.4):
   a difference there is reported and the checks cite it, but the numbers are still compared.
 - **Metric.** Claimed and measured are compared on one metric definition only: generation
   tok/s (1/TPOT, TTFT excluded), end-to-end tok/s, aggregate output throughput, or TTFT.
-  Reproduced when ``|measured / claimed − 1| ≤ tolerance`` (default 20 %, the seed's 4.4).
-- **Checks.** The seed's seven, in its order (5.4): measurement method, GPU busy, quantized
+  Reproduced when ``|measured / claimed − 1| ≤ tolerance`` (default 20 %, the guide's 4.4).
+- **Checks.** The guide's seven, in its order (5.4): measurement method, GPU busy, quantized
   weights, KV cache / max_model_len, speculative decoding and prefix cache, engine version,
   bandwidth bound — each with a status (``pass`` / ``warn`` / ``fail`` / ``unknown``) and the
-  evidence from the record it rests on. Then the seed's symptom guides (5.1–5.3) that the
+  evidence from the record it rests on. Then the guide's symptom guides (5.1–5.3) that the
   evidence triggers.
 """
 
 from __future__ import annotations
 
+from tokcheck.core.metric_table import BY_CLAIM_NAME
 from tokcheck.record.store import Run
 from tokcheck.analysis.verify.checks import (CHECK_NAMES, _check_bound, _check_engine, _check_gpu_busy,
                                     _check_kv_cache, _check_measurement, _check_quantized,
@@ -38,18 +39,14 @@ from tokcheck.analysis.verify.symptoms import _symptoms
 __all__ = ["BYTES_PER_PARAM", "CHECK_NAMES", "DEFAULT_TOLERANCE", "METRICS", "Check", "Condition",
            "Symptom", "Verdict", "normalize_precision", "verify"]
 
-#: The seed (4.4): "如果自己复现的结果和宣称值偏差超过 20%，按优先级检查…"
+#: The guide (4.4): "如果自己复现的结果和宣称值偏差超过 20%，按优先级检查…"
 DEFAULT_TOLERANCE = 0.20
 
-#: Metric names as the claim parser spells them (issue 2's ``fields.metric``).
-METRICS = ("generation_tok_s", "e2e_tok_s", "aggregate_throughput", "ttft")
+#: Metric names as the claim parser spells them (the metric table's ``claim_name``).
+METRICS = tuple(BY_CLAIM_NAME)
 
-METRIC_LABELS = {
-    "generation_tok_s": "generation tok/s (per request, from the first token on; TTFT excluded)",
-    "e2e_tok_s": "end-to-end tok/s (per request, output tokens ÷ E2E latency)",
-    "aggregate_throughput": "aggregate output throughput (all requests' tokens ÷ window)",
-    "ttft": "TTFT (send → first token)",
-}
+#: What each of them means, from the metric table.
+METRIC_LABELS = {name: m.definition for name, m in BY_CLAIM_NAME.items()}
 
 def verify(fields: dict, run: Run, *, tolerance: float = DEFAULT_TOLERANCE,
            bound: dict | None = None, metric: str | None = None) -> Verdict:
@@ -136,7 +133,7 @@ def verify(fields: dict, run: Run, *, tolerance: float = DEFAULT_TOLERANCE,
         _check_spec_prefix(fields, run, level, conds),
         _check_engine(conds),
         _check_bound(fields, metric, claimed, measured, bound,
-                     level.get("concurrency") if level else None),
+                     level.concurrency if level is not None else None),
     ]
     symptoms = _symptoms(run, level, metric, ratio, tolerance, checks)
 
@@ -154,8 +151,8 @@ def verify(fields: dict, run: Run, *, tolerance: float = DEFAULT_TOLERANCE,
         metric=metric, metric_definition=METRIC_LABELS.get(metric or ""), unit=unit,
         claimed=claimed, measured=measured, ratio=ratio, tolerance=tolerance,
         reproduced=reproduced, summary=summary,
-        level={"label": level.get("label"), "concurrency": level.get("concurrency"),
-               "request_rate": level.get("request_rate")} if level else None,
+        level={"label": level.label, "concurrency": level.concurrency, "request_rate": level.request_rate,
+               "max_in_flight": level.max_in_flight} if level is not None else None,
         measured_rounds=rounds, measured_spread=spread, conditions=ordered,
         incomparable_reasons=reasons, checks=checks, symptoms=symptoms,
         run_dir=str(run.path), bound=bound,

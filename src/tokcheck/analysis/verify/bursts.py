@@ -10,8 +10,10 @@ such chunks or keeps them apart.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+
+from tokcheck.record.schema import RequestRecord
 
 #: Gaps shorter than this count as "arrived together" (one read). A decode step of a real
 #: model takes far longer than 1 µs; bench stamps events of one read with the same clock value.
@@ -47,28 +49,20 @@ class Bursts:
         return self.zero_gaps / self.gaps if self.gaps else 0.0
 
 
-def _token_chunks(q: dict[str, Any]) -> list[tuple[int, int]]:
-    out = []
-    for c in q.get("chunks") or []:
-        if isinstance(c, (list, tuple)) and len(c) >= 2 and c[1]:
-            out.append((int(c[0]), int(c[1])))
-    return out
-
-
-def _n_out(q: dict[str, Any], chunks: list[tuple[int, int]]) -> int:
-    for key in ("n_out_tokenizer", "n_out_usage"):
-        if isinstance(q.get(key), int):
-            return q[key]
+def _n_out(q: RequestRecord, chunks: list[tuple[int, int]]) -> int:
+    for n in (q.n_out_tokenizer, q.n_out_usage):
+        if n is not None:
+            return n
     return sum(k for _, k in chunks)
 
 
-def burst_stats(requests: list[dict[str, Any]]) -> Bursts:
-    """:class:`Bursts` over ``requests`` (requests.jsonl objects; failed ones are skipped)."""
+def burst_stats(requests: Iterable[RequestRecord]) -> Bursts:
+    """:class:`Bursts` over ``requests`` (failed ones are skipped)."""
     n = one = zero = gaps = 0
     for q in requests:
-        if q.get("error"):
+        if q.error is not None:
             continue
-        chunks = _token_chunks(q)
+        chunks = [(t, k) for t, k in q.chunks if k]
         if _n_out(q, chunks) < 2:
             continue
         n += 1
@@ -76,7 +70,7 @@ def burst_stats(requests: list[dict[str, Any]]) -> Bursts:
         d = [b - a for a, b in zip(times, times[1:])]
         gaps += len(d)
         zero += sum(1 for g in d if g < ZERO_GAP_NS)
-        tpot = q.get("tpot_ms")
+        tpot = q.tpot_ms
         span_zero = bool(times) and (max(times) - min(times)) < ZERO_GAP_NS
         if span_zero or tpot is None or tpot == 0:
             one += 1

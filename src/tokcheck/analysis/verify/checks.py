@@ -1,18 +1,22 @@
-"""The seed's seven checks (section 5.4), in its order, each citing the record's evidence."""
+"""The guide's seven checks (section 5.4), in its order, each citing the record's evidence."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from tokcheck.core.metric_table import BY_CLAIM_NAME
+from tokcheck.record.schema import EngineReport, LevelSummary, ServeSettings, Workload
 from tokcheck.record.store import Run
 from tokcheck.analysis.verify.bursts import BURST_WARN_SHARE, burst_stats
-from tokcheck.analysis.verify.conditions import (_environment_gpus, _level_name, _level_requests, _stat,
-                                        level_metric)
-from tokcheck.analysis.verify.lookup import (BYTES_PER_PARAM, _first, _fmt, _get, _is_off, _tel_find,
-                                   normalize_precision)
+from tokcheck.analysis.verify.conditions import (_environment_gpus, _level_name, _level_requests,
+                                                 level_metric)
+from tokcheck.analysis.verify.lookup import (BYTES_PER_PARAM, _fmt, _is_off, is_quantized, normalize_precision,
+                                             telemetry_value)
 from tokcheck.analysis.verify.records import Check, Condition
 
-METRICS = ("generation_tok_s", "e2e_tok_s", "aggregate_throughput", "ttft")
+#: The claim metrics (the metric table's ``claim_name``), and those that are speeds.
+METRICS = tuple(BY_CLAIM_NAME)
+SPEEDS = tuple(name for name, m in BY_CLAIM_NAME.items() if m.unit == "tok/s")
 
 CHECK_NAMES = (
     "measurement method",
@@ -24,32 +28,32 @@ CHECK_NAMES = (
     "bandwidth bound",
 )
 
-def _check_measurement(fields: dict, run: Run, level: dict | None, metric: str | None,
+def _check_measurement(fields: dict, run: Run, level: LevelSummary | None, metric: str | None,
                        claimed: float | None, tolerance: float) -> Check:
     ev: list[str] = []
     advice: list[str] = []
     status = "pass"
-    r = run.run
-    tok = r.get("tokenizer") or {}
-    if tok.get("source"):
+    c = run.conditions
+    tok = c.tokenizer
+    if tok is not None and tok.source:
         ev.append(f"tokens counted with the model's tokenizer (run.json tokenizer.source = "
-                  f"{tok.get('source')}, vocab {tok.get('vocab_size')})")
+                  f"{tok.source}, vocab {tok.vocab_size})")
     else:
         status = "fail"
         ev.append("run.json has no tokenizer: output tokens were not counted with the model's own tokenizer")
-    reqs = [q for q in _level_requests(run, level) if not q.get("error")]
-    both = [q for q in reqs if q.get("n_out_usage") is not None and q.get("n_out_tokenizer") is not None]
+    reqs = [q for q in _level_requests(run, level) if q.error is None]
+    both = [q for q in reqs if q.n_out_usage is not None and q.n_out_tokenizer is not None]
     if both:
-        off = [q for q in both if abs(q["n_out_usage"] - q["n_out_tokenizer"]) > max(1, 0.02 * q["n_out_usage"])]
+        off = [q for q in both if abs(q.n_out_usage - q.n_out_tokenizer) > max(1, 0.02 * q.n_out_usage)]
         if off:
             # Re-encoding generated text can merge tokens differently from the ids the model
             # emitted (BPE is not invertible on arbitrary output), so a few mismatches are a
             # warning; most requests disagreeing means a different tokenizer: a fault.
             status = "fail" if len(off) > len(both) / 2 else "warn"
-            worst = max(off, key=lambda q: abs(q["n_out_usage"] - q["n_out_tokenizer"]))
-            src = {q.get("n_out_source") for q in reqs} - {None}
+            worst = max(off, key=lambda q: abs(q.n_out_usage - q.n_out_tokenizer))
+            src = {q.n_out_source for q in reqs} - {None}
             ev.append(f"{len(off)} of {len(both)} requests: tokenizer count differs from usage "
-                      f"(worst: usage {worst['n_out_usage']} vs tokenizer {worst['n_out_tokenizer']}, "
+                      f"(worst: usage {worst.n_out_usage} vs tokenizer {worst.n_out_tokenizer}, "
                       f"requests.jsonl n_out_usage / n_out_tokenizer)"
                       + (f"; the metrics count tokens from {', '.join(sorted(src))} (n_out_source)" if src else ""))
             advice.append("token counts disagree: check that the tokenizer is the served model's own")
@@ -58,31 +62,32 @@ def _check_measurement(fields: dict, run: Run, level: dict | None, metric: str |
                       f"(requests.jsonl n_out_usage / n_out_tokenizer)")
     elif reqs:
         ev.append("the server sent no usage: output counted with the tokenizer only (no cross-check)")
-    want = _get(r, "workload", "output_len")
+    wl = c.workload or Workload()
+    want = wl.output_len
     if level is not None:
-        failed = level.get("requests_failed") or 0
-        early = level.get("early_stops") or 0
+        failed = level.requests_failed
+        early = level.early_stops
         if failed:
             status = "fail"
-            ev.append(f"{failed} failed requests at {_level_name(level)} (summary.json errors: {level.get('errors')})")
+            ev.append(f"{failed} failed requests at {_level_name(level)} (summary.json errors: {level.errors})")
         if early:
             status = "fail"
             ev.append(f"{early} requests stopped before the asked {want} output tokens (summary.json early_stops)")
         if not failed and not early:
-            ev.append(f"{level.get('requests_ok')} requests ok, none failed, none stopped early "
-                      f"(output forced to {want} tokens: {_get(r, 'workload', 'output_forcing')})")
-        qd = _stat(level, "queue_delay_ms")
-        if qd and qd.get("median") is not None:
-            ev.append(f"median queue delay (send − due) {_fmt(qd['median'])} ms (summary.json queue_delay_ms)")
-    cc = _tel_find(run, level, ("cross_check",))
-    if isinstance(cc, dict) and cc.get("match") is not None:
-        if cc["match"]:
+            ev.append(f"{level.requests_ok} requests ok, none failed, none stopped early "
+                      f"(output forced to {want} tokens: {wl.output_forcing})")
+        qd = level.stat("queue_delay_ms")
+        if qd is not None:
+            ev.append(f"median queue delay (send − due) {_fmt(qd.median)} ms (summary.json queue_delay_ms)")
+    cc = telemetry_value(run, level, lambda t: t.metrics.cross_check)
+    if cc is not None and cc.match is not None:
+        if cc.match:
             ev.append(f"the server's generation-token counter agrees with tokcheck's count "
-                      f"({_fmt(cc.get('server_generation_tokens'))} tokens, /metrics cross_check)")
+                      f"({_fmt(cc.server_generation_tokens)} tokens, /metrics cross_check)")
         else:
             status = "fail"
-            ev.append(f"the server generated {_fmt(cc.get('server_generation_tokens'))} tokens but tokcheck "
-                      f"counted {_fmt(cc.get('counted_tokens'))} (/metrics cross_check): other requests "
+            ev.append(f"the server generated {_fmt(cc.server_generation_tokens)} tokens but tokcheck "
+                      f"counted {_fmt(cc.counted_tokens)} (/metrics cross_check): other requests "
                       "were served meanwhile, or counting differs")
     b = burst_stats(reqs)
     if b.requests and (b.one_read_share > BURST_WARN_SHARE or b.zero_gap_share > BURST_WARN_SHARE):
@@ -103,13 +108,13 @@ def _check_measurement(fields: dict, run: Run, level: dict | None, metric: str |
                   f"{b.zero_gap_share * 100:.0f} % of gaps 0 ms (requests.jsonl chunks)")
     ev.append("time points: TTFT = first token − send; generation tok/s = 1/TPOT from the first "
               "token to the last (TTFT excluded); E2E tok/s = tokens ÷ (end − send)")
-    # Which definition is the claimed number closest to? (the seed, 1.1 and 2.2)
+    # Which definition is the claimed number closest to? (the guide, 1.1 and 2.2)
     own = level_metric(level, metric)[0] if level is not None and metric in METRICS else None
     own_ok = own is not None and claimed and abs(own / claimed - 1) <= tolerance
-    if claimed and metric in ("generation_tok_s", "e2e_tok_s", "aggregate_throughput") and not own_ok:
+    if claimed and metric in SPEEDS and not own_ok:
         near = []
         for lv in run.levels:
-            for m in ("generation_tok_s", "e2e_tok_s", "aggregate_throughput"):
+            for m in SPEEDS:
                 v = level_metric(lv, m)[0]
                 if v and abs(v / claimed - 1) <= tolerance and not (m == metric and lv is level):
                     near.append(f"{m} at {_level_name(lv)} = {_fmt(v)} tok/s")
@@ -123,9 +128,8 @@ def _check_measurement(fields: dict, run: Run, level: dict | None, metric: str |
     return Check(1, CHECK_NAMES[0], status, ev, advice)
 
 
-def _check_gpu_busy(run: Run, level: dict | None) -> Check:
-    r = run.run
-    gpus = _environment_gpus(r)
+def _check_gpu_busy(run: Run, level: LevelSummary | None) -> Check:
+    gpus = _environment_gpus(run.conditions)
     ev: list[str] = []
     advice: list[str] = []
     if gpus is None:
@@ -138,50 +142,46 @@ def _check_gpu_busy(run: Run, level: dict | None) -> Check:
         return Check(2, CHECK_NAMES[1], "unknown", ev, advice)
     status = "pass"
     for i, g in enumerate(gpus):
-        procs = _first(g, "processes", "compute_processes") or []
-        others = [p for p in procs if isinstance(p, dict)]
+        others = list(g.processes)
         if others:
             status = "fail"
-            held = sum(int(_first(p, "used_memory_bytes", "memory_bytes", "bytes") or 0) for p in others)
+            held = sum(int(p.used_memory_bytes or 0) for p in others)
             ev.append(f"GPU {i}: {len(others)} processes held {held / 2**30:.1f} GiB before the run "
                       f"(run.json environment processes)")
             advice.append("stop the other processes on the GPU (nvidia-smi) and measure again")
         else:
-            ev.append(f"GPU {i} ({_first(g, 'name')}): no other process held memory before the run")
-        util = _first(g, "utilization_pct", "utilization_gpu_pct", "gpu_utilization_pct")
+            ev.append(f"GPU {i} ({g.name}): no other process held memory before the run")
+        util = g.utilization_gpu_pct
         if util is not None:
             ev.append(f"GPU {i}: utilization {util} % before the run")
             if float(util) > 10:
                 status = "fail"
-    throttles = _tel_find(run, level, ("throttling_seen", "throttle_reasons_seen"))
+    throttles = telemetry_value(run, level, lambda t: t.gpu_figures.throttling_seen)
     if throttles:
         status = "fail"
         ev.append(f"throttling seen during the run: {', '.join(map(str, throttles))} (telemetry throttling_seen)")
         advice.append("a power or thermal cap lowered the clocks: check power limit and cooling")
-    mean_util = _tel_find(run, level, ("utilization_mean_pct", "mean_utilization_pct"))
+    mean_util = telemetry_value(run, level, lambda t: t.gpu_figures.utilization_mean_pct)
     if mean_util is not None:
         ev.append(f"mean GPU utilization during the run {_fmt(float(mean_util))} % (telemetry utilization_mean_pct)")
     return Check(2, CHECK_NAMES[1], status, ev, advice)
 
 
 def _check_quantized(fields: dict, run: Run, conds: dict[str, Condition]) -> Check:
-    r = run.run
     ev: list[str] = []
     advice: list[str] = []
-    pr = r.get("precision_report") if isinstance(r.get("precision_report"), dict) else None
-    er = r.get("engine_report") if isinstance(r.get("engine_report"), dict) else None
+    pr, er = run.conditions.precision_report, run.conditions.engine_report
     run_full: bool | None = None
-    if pr is not None and pr.get("full_precision") is not None:
-        run_full = bool(pr["full_precision"])
-        reasons = pr.get("reasons") or []
+    if pr is not None and pr.full_precision is not None:
+        run_full = pr.full_precision
         ev.append(f"weights audit: {'full precision' if run_full else 'NOT full precision'} "
-                  f"(run.json precision_report.full_precision; {'; '.join(map(str, reasons[:3]))})")
-    if er is not None and ("dtype" in er or "quantization" in er):
-        q = er.get("quantization")
-        ev.append(f"engine loaded dtype={er.get('dtype')}, quantization={q} (run.json engine_report)")
+                  f"(run.json precision_report.full_precision; {'; '.join(map(str, pr.reasons[:3]))})")
+    if er is not None and er.model_fields_set & {"dtype", "quantization"}:
+        q = er.quantization
+        ev.append(f"engine loaded dtype={er.dtype}, quantization={q} (run.json engine_report)")
         if _is_off(q) is False:
             run_full = False
-        elif run_full is None and normalize_precision(er.get("dtype")) in ("bf16", "fp16", "fp32"):
+        elif run_full is None and normalize_precision(er.dtype) in ("bf16", "fp16", "fp32"):
             run_full = True
     if run_full is None:
         return Check(3, CHECK_NAMES[2], "unknown",
@@ -189,7 +189,7 @@ def _check_quantized(fields: dict, run: Run, conds: dict[str, Condition]) -> Che
                      ["run `tokcheck inspect MODEL_DIR` and keep the server log (`tokcheck serve`)"])
     claim_prec = normalize_precision(fields.get("precision"))
     claim_quant = fields.get("quantization")
-    claim_lower = (claim_prec in ("fp8", "int8", "int4", "mxfp4", "nvfp4")) or (_is_off(claim_quant) is False)
+    claim_lower = is_quantized(claim_prec) or (_is_off(claim_quant) is False)
     status = "pass"
     if not run_full:
         if claim_prec in ("full", "bf16", "fp16") or _is_off(claim_quant):
@@ -216,19 +216,18 @@ def _check_quantized(fields: dict, run: Run, conds: dict[str, Condition]) -> Che
     return Check(3, CHECK_NAMES[2], status, ev, advice)
 
 
-def _check_kv_cache(fields: dict, run: Run, level: dict | None) -> Check:
-    r = run.run
-    er = r.get("engine_report") if isinstance(r.get("engine_report"), dict) else {}
-    serve = r.get("serve") if isinstance(r.get("serve"), dict) else {}
+def _check_kv_cache(fields: dict, run: Run, level: LevelSummary | None) -> Check:
+    er = run.conditions.engine_report or EngineReport()
+    serve = run.conditions.serve or ServeSettings()
     ev: list[str] = []
     advice: list[str] = []
     status = "pass"
-    mml = serve.get("max_model_len") or _first(er, "max_model_len", "max_seq_len")
-    kv_tokens = _first(er, "kv_cache_tokens", "kv_cache_size_tokens", "num_gpu_blocks_tokens")
-    max_conc = _first(er, "max_concurrency", "maximum_concurrency")
-    wl = r.get("workload") or {}
-    need = (wl.get("input_len") or 0) + (wl.get("output_len") or 0)
-    conc = level.get("concurrency") if level else None
+    mml = serve.max_model_len or er.max_seq_len
+    kv_tokens = er.kv_cache_tokens
+    max_conc = er.max_concurrency
+    wl = run.conditions.workload or Workload()
+    need = (wl.input_len or 0) + (wl.output_len or 0)
+    conc = level.concurrency if level is not None else None
     if mml is None and kv_tokens is None:
         status = "unknown"
         ev.append("the run records no max_model_len or KV cache size (no server log)")
@@ -252,18 +251,18 @@ def _check_kv_cache(fields: dict, run: Run, level: dict | None) -> Check:
         if status == "pass":
             status = "warn"
         ev.append(f"the claim used max_model_len {claim_mml}, the run {mml}: a larger max_model_len "
-                  "takes KV cache memory and can cut concurrency (the seed warns of 30 %+ swings)")
-    waiting = _tel_find(run, level, ("requests_waiting_max",))
+                  "takes KV cache memory and can cut concurrency (the guide warns of 30 %+ swings)")
+    waiting = telemetry_value(run, level, lambda t: t.during.requests_waiting_max)
     if waiting:
         if status == "pass":
             status = "warn"
         ev.append(f"up to {_fmt(waiting)} requests waited in the server's queue (/metrics requests_waiting_max)")
-    kv_peak = _tel_find(run, level, ("kv_cache_usage_fraction_max",))
+    kv_peak = telemetry_value(run, level, lambda t: t.during.kv_cache_usage_fraction_max)
     if kv_peak is not None:
         ev.append(f"peak KV cache usage {float(kv_peak):.0%} (/metrics kv_cache_usage_fraction_max)")
         if float(kv_peak) >= 0.99 and status == "pass":
             status = "warn"
-    preempt = _tel_find(run, level, ("preemptions",))
+    preempt = telemetry_value(run, level, lambda t: t.metrics.counters.preemptions)
     if preempt:
         status = "fail"
         ev.append(f"{_fmt(preempt)} preemptions: the KV cache ran out and requests were evicted (/metrics)")
@@ -273,7 +272,7 @@ def _check_kv_cache(fields: dict, run: Run, level: dict | None) -> Check:
     return Check(4, CHECK_NAMES[3], status, ev, advice)
 
 
-def _check_spec_prefix(fields: dict, run: Run, level: dict | None, conds: dict[str, Condition]) -> Check:
+def _check_spec_prefix(fields: dict, run: Run, level: LevelSummary | None, conds: dict[str, Condition]) -> Check:
     ev: list[str] = []
     advice: list[str] = []
     status = "pass"
@@ -294,16 +293,16 @@ def _check_spec_prefix(fields: dict, run: Run, level: dict | None, conds: dict[s
         else:
             ev.append("the run used speculative decoding and the claim did not")
     if level is not None:
-        tpc = _stat(level, "tokens_per_chunk")
-        if tpc and tpc.get("median") is not None:
-            ev.append(f"median tokens per chunk {_fmt(tpc['median'])} (summary.json tokens_per_chunk; "
+        tpc = level.stat("tokens_per_chunk")
+        if tpc is not None:
+            ev.append(f"median tokens per chunk {_fmt(tpc.median)} (summary.json tokens_per_chunk; "
                       ">1 shows several tokens per step)")
-    acc = _tel_find(run, level, ("spec_decode_acceptance_rate",))
+    acc = telemetry_value(run, level, lambda t: t.metrics.spec_decode_acceptance_rate)
     if acc is not None:
-        mal = _tel_find(run, level, ("spec_decode_mean_accepted_length",))
+        mal = telemetry_value(run, level, lambda t: t.metrics.spec_decode_mean_accepted_length)
         ev.append(f"speculative decoding acceptance rate {_fmt(float(acc))}, mean accepted length "
                   f"{_fmt(mal)} (/metrics)")
-    hit = _tel_find(run, level, ("prefix_cache_hit_rate",))
+    hit = telemetry_value(run, level, lambda t: t.metrics.prefix_cache_hit_rate)
     if hit is not None:
         ev.append(f"prefix cache hit rate {float(hit):.0%} during the level (/metrics)")
     if pref.run is not None:
@@ -347,7 +346,7 @@ def _check_bound(fields: dict, metric: str | None, claimed: float | None, measur
           f"({_fmt(bound.get('bytes_per_token'))} bytes per token at {bound.get('context_tokens')} "
           f"tokens of context; {bound.get('source', 'tokcheck.core.roofline')})"]
     advice: list[str] = []
-    if metric not in ("generation_tok_s", "e2e_tok_s", "aggregate_throughput") or not claimed:
+    if metric not in SPEEDS or not claimed:
         return Check(7, CHECK_NAMES[6], "unknown", ev + ["the claim is not a speed; the bound does not apply"], [])
     per_request = claimed
     if metric == "aggregate_throughput":

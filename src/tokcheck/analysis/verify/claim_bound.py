@@ -30,8 +30,8 @@ def claim_fields(text: str, **overrides: Any) -> dict[str, Any]:
 def _run_gpu(run) -> str | None:
     from tokcheck.analysis.verify.conditions import _environment_gpus
 
-    gpus = _environment_gpus(run.run) or []
-    name = str(gpus[0].get("name") or "") if gpus else ""
+    gpus = _environment_gpus(run.conditions) or []
+    name = str(gpus[0].name or "") if gpus else ""
     return name.replace("NVIDIA ", "") or None
 
 
@@ -55,13 +55,14 @@ def bound_for(fields: dict[str, Any], model_dir: str | Path | None = None, run=N
         if not f.get("gpu") and _run_gpu(run):
             f["gpu"] = _run_gpu(run)
             taken.append(f"GPU {f['gpu']}")
-        wl = run.run.get("workload") or {}
+        wl = run.conditions.workload
         for key, rkey in (("input_tokens", "input_len"), ("output_tokens", "output_len")):
-            if not f.get(key) and wl.get(rkey):
-                f[key] = wl[rkey]
-                taken.append(f"{rkey} {wl[rkey]}")
+            value = getattr(wl, rkey) if wl is not None else None
+            if not f.get(key) and value:
+                f[key] = value
+                taken.append(f"{rkey} {value}")
         if model_dir is None:
-            model_dir = served_model_dir(run.run)
+            model_dir = served_model_dir(run.conditions)
     model = None
     if model_dir is not None:
         try:
@@ -103,4 +104,4 @@ def bound_for(fields: dict[str, Any], model_dir: str | Path | None = None, run=N
 def _cpu_run(run) -> bool:
     from tokcheck.analysis.verify.conditions import _environment_gpus
 
-    return _environment_gpus(run.run) == []
+    return _environment_gpus(run.conditions) == []

@@ -1,70 +1,33 @@
-"""Reading values out of run records written by several modules (bench, serve, doctor):
-lookups that tolerate missing sections, and the normalization of precision and on/off words."""
+"""Reading a run record for verify, compare and report: the telemetry figure of a level (or of
+the run), and on/off words. Precision names come from the one vocabulary
+(:mod:`tokcheck.core.precision`), name comparison from :mod:`tokcheck.core.names`."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
+from tokcheck.core.names import loose_key
+from tokcheck.core.precision import FULL, PRECISIONS, find_precision
+from tokcheck.core.precision import is_quantized as _is_quantized
+from tokcheck.record.schema import LevelSummary, RunConditions, Telemetry
 from tokcheck.record.store import Run
 
-def _get(obj: Any, *path: str) -> Any:
-    for key in path:
-        if not isinstance(obj, dict):
-            return None
-        obj = obj.get(key)
-    return obj
 
-
-def _first(obj: dict | None, *keys: str) -> Any:
-    """The first present, non-None value among ``keys`` of ``obj``."""
-    if not isinstance(obj, dict):
-        return None
-    for k in keys:
-        if obj.get(k) is not None:
-            return obj[k]
+def telemetry_value(run: Run, level: LevelSummary | None, read: Callable[[Telemetry], Any]) -> Any:
+    """The first value ``read`` finds (not ``None``) in the level's telemetry (the GPU sampler
+    and ``/metrics`` scraper per level), then in run.json's (the whole run)."""
+    for tele in (level.telemetry if level is not None else None, run.conditions.telemetry):
+        if tele is not None:
+            value = read(tele)
+            if value is not None:
+                return value
     return None
 
 
-def _find(obj: Any, keys: tuple[str, ...], depth: int = 4) -> Any:
-    """Breadth-first search of nested dicts for the first of ``keys`` with a non-None value
-    (the telemetry and environment sections are written by other modules)."""
-    frontier = [obj]
-    for _ in range(depth):
-        nxt = []
-        for o in frontier:
-            if isinstance(o, dict):
-                for k in keys:
-                    if o.get(k) is not None:
-                        return o[k]
-                nxt.extend(v for v in o.values() if isinstance(v, (dict, list)))
-            elif isinstance(o, list):
-                nxt.extend(v for v in o if isinstance(v, (dict, list)))
-        frontier = nxt
-    return None
-
-
-def _telemetry(run: Run, level: dict | None) -> list[Any]:
-    """Where telemetry lives: the level's ``telemetry`` (GPU sampler and /metrics scraper per
-    level), then run.json's ``telemetry`` (the whole run)."""
-    out = []
-    if level is not None and level.get("telemetry"):
-        out.append(level["telemetry"])
-    if run.run.get("telemetry"):
-        out.append(run.run["telemetry"])
-    return out
-
-
-def _tel_find(run: Run, level: dict | None, keys: tuple[str, ...]) -> Any:
-    for t in _telemetry(run, level):
-        v = _find(t, keys, depth=5)
-        if v is not None:
-            return v
-    return None
-
-
-def _norm(s: Any) -> str:
-    return re.sub(r"[^a-z0-9.]", "", str(s).lower())
+#: Loose comparison key of a name or version (letters, digits and dots; see tokcheck.core.names).
+_norm = loose_key
 
 
 def _fmt(x: Any, digits: int = 3) -> str:
@@ -75,37 +38,28 @@ def _fmt(x: Any, digits: int = 3) -> str:
     return str(x)
 
 
-_PRECISION_ALIASES = {
-    "bf16": "bf16", "bfloat16": "bf16", "torch.bfloat16": "bf16",
-    "fp16": "fp16", "float16": "fp16", "half": "fp16", "torch.float16": "fp16",
-    "fp32": "fp32", "float32": "fp32", "float": "fp32", "torch.float32": "fp32",
-    "fp8": "fp8", "float8": "fp8", "float8e4m3fn": "fp8", "e4m3": "fp8", "fp8e4m3": "fp8",
-    "int8": "int8", "w8a8": "int8", "w8a16": "int8",
-    "int4": "int4", "w4a16": "int4", "awq": "int4", "gptq": "int4", "q4": "int4",
-    "mxfp4": "mxfp4", "nvfp4": "nvfp4",
-    "full": "full", "fullprecision": "full", "全精度": "full",
-}
-
-#: Bytes per parameter (SPEC C3; MXFP4 = 4 bits + one 8-bit scale per 32 values, OCP MX spec).
-BYTES_PER_PARAM = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "full": 2.0, "fp8": 1.0, "int8": 1.0,
-                   "int4": 0.5, "mxfp4": 4.25 / 8, "nvfp4": 4.5 / 8}
+#: Bytes per parameter of every name :func:`normalize_precision` returns (lower case), from the
+#: one vocabulary, :mod:`tokcheck.core.precision` ("full" counts as BF16).
+BYTES_PER_PARAM: dict[str, float] = {**{name.lower(): p.bytes_per_param for name, p in PRECISIONS.items()},
+                                     FULL: PRECISIONS["BF16"].bytes_per_param}
 
 
 def normalize_precision(value: Any) -> str | None:
-    """``"BF16"``, ``"bfloat16"``, ``"torch.bfloat16"`` → ``"bf16"``; "full precision" →
-    ``"full"`` (which SPEC C3 defines as BF16/FP16); ``None`` when unknown."""
+    """The vocabulary's canonical name in lower case (``"BF16"``, ``"bfloat16"``,
+    ``"torch.bfloat16"`` → ``"bf16"``; ``"Q4_K - Medium"`` → ``"q4_k_m"``); "full precision" →
+    ``"full"`` (BF16 or FP16, see ``docs/guide.md``); ``None`` for nothing. A spelling the
+    vocabulary does not know comes back as its letters and digits (``"auto"``)."""
     if value is None:
         return None
-    raw = str(value).strip().lower()
-    if raw in _PRECISION_ALIASES:
-        return _PRECISION_ALIASES[raw]
-    key = re.sub(r"[^a-z0-9.全精度]", "", raw)
-    if key in _PRECISION_ALIASES:
-        return _PRECISION_ALIASES[key]
-    for alias, canon in _PRECISION_ALIASES.items():
-        if len(alias) >= 4 and alias in key:
-            return canon
-    return key or None
+    name = find_precision(value)
+    if name is not None:
+        return name.lower()
+    return re.sub(r"[^a-z0-9.全精度]", "", str(value).strip().lower()) or None
+
+
+def is_quantized(name: Any) -> bool:
+    """Whether a precision (any spelling) is a known format narrower than 16 bits."""
+    return _is_quantized(name) is True
 
 
 def _precision_match(claimed: str, run: str) -> bool:
@@ -154,40 +108,39 @@ def leading_model_name(text: str) -> str | None:
     return name
 
 
-def _argv_model(argv: Any) -> str | None:
-    if isinstance(argv, list):
-        for flag, value in zip(argv, argv[1:]):
-            if flag == "--model":
-                return str(value)
+def _argv_model(argv: list[str] | None) -> str | None:
+    for flag, value in zip(argv or [], (argv or [])[1:]):
+        if flag == "--model":
+            return str(value)
     return None
 
 
-def served_model_names(r: dict) -> list[str]:
+def served_model_names(c: RunConditions) -> list[str]:
     """Every name the run record gives the served model, without repeats: the endpoint's model
     (the served name), the server's model list, the engine's model and served name, the model
     path the server was started with, the precision audit's and the tokenizer's directory."""
-    er = r.get("engine_report") if isinstance(r.get("engine_report"), dict) else {}
-    serve = r.get("serve") if isinstance(r.get("serve"), dict) else {}
-    pr = r.get("precision_report") if isinstance(r.get("precision_report"), dict) else {}
-    cands = [_get(r, "endpoint", "model"), *list(_get(r, "server", "models") or []),
-             er.get("served_model_name"), er.get("model"), serve.get("model"),
-             _argv_model(serve.get("argv")), pr.get("path"), _get(r, "tokenizer", "source")]
+    er, serve = c.engine_report, c.serve
+    cands = [c.endpoint.model if c.endpoint else None, *((c.server.models or []) if c.server else []),
+             er.served_model_name if er else None, er.model if er else None,
+             serve.model if serve else None, _argv_model(serve.argv) if serve else None,
+             c.precision_report.path if c.precision_report else None,
+             c.tokenizer.source if c.tokenizer else None]
     out: list[str] = []
-    for c in cands:
-        if c and str(c) not in out:
-            out.append(str(c))
+    for cand in cands:
+        if cand and str(cand) not in out:
+            out.append(str(cand))
     return out
 
 
-def served_model_dir(r: dict):
+def served_model_dir(c: RunConditions):
     """The served model's directory (a :class:`pathlib.Path` holding ``config.json``) among
     :func:`served_model_names`, or ``None`` when none is on this machine."""
     from pathlib import Path
 
-    for c in served_model_names(r):
+    for cand in served_model_names(c):
         try:
-            if (Path(c).expanduser() / "config.json").is_file():
-                return Path(c).expanduser()
+            if (Path(cand).expanduser() / "config.json").is_file():
+                return Path(cand).expanduser()
         except OSError:
             continue
     return None

@@ -19,7 +19,7 @@ class Condition:
 
 @dataclass
 class Check:
-    """One of the seed's seven checks. ``status``: ``pass`` (checked, not the cause),
+    """One of the guide's seven checks. ``status``: ``pass`` (checked, not the cause),
     ``warn`` (could contribute), ``fail`` (found a cause or a fault), ``unknown`` (the record
     holds no evidence). ``evidence``: readable lines, each citing the record field it rests on."""
 
@@ -32,7 +32,7 @@ class Check:
 
 @dataclass
 class Symptom:
-    """A symptom guide of the seed (5.1–5.3) triggered by the evidence."""
+    """A symptom guide of the guide (5.1–5.3) triggered by the evidence."""
 
     symptom: str
     evidence: list[str]

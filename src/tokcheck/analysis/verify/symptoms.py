@@ -1,12 +1,13 @@
-"""The seed's symptom guides (sections 5.1–5.3), triggered by the evidence of a run."""
+"""The guide's symptom guides (sections 5.1–5.3), triggered by the evidence of a run."""
 
 from __future__ import annotations
 
 import re
 
+from tokcheck.record.schema import LevelSummary
 from tokcheck.record.store import Run
-from tokcheck.analysis.verify.conditions import _stat
-from tokcheck.analysis.verify.lookup import _fmt, _tel_find
+from tokcheck.analysis.verify.checks import SPEEDS
+from tokcheck.analysis.verify.lookup import _fmt, telemetry_value
 from tokcheck.analysis.verify.records import Check, Symptom
 
 _OOM_RE = re.compile(r"out of memory|OutOfMemoryError|CUDA error: out of memory|"
@@ -15,12 +16,12 @@ _OOM_RE = re.compile(r"out of memory|OutOfMemoryError|CUDA error: out of memory|
                      r"larger than the maximum number of tokens that can be stored in KV cache",
                      re.IGNORECASE)
 
-def _symptoms(run: Run, level: dict | None, metric: str | None, ratio: float | None,
+def _symptoms(run: Run, level: LevelSummary | None, metric: str | None, ratio: float | None,
               tolerance: float, checks: list[Check]) -> list[Symptom]:
     out: list[Symptom] = []
     log = run.server_log or ""
     oom = _OOM_RE.search(log)
-    oom_errors = [q for q in run.requests if q.get("error") and _OOM_RE.search(str(q["error"].get("detail", "")))]
+    oom_errors = [q for q in run.requests if q.error is not None and _OOM_RE.search(q.error.detail)]
     if oom or oom_errors:
         ev = [f"server.log: {oom.group(0)!r}"] if oom else []
         if oom_errors:
@@ -31,9 +32,8 @@ def _symptoms(run: Run, level: dict | None, metric: str | None, ratio: float | N
             "lower --gpu-memory-utilization (0.9 → 0.8) to leave room for the CUDA context",
             "then a GPU with more memory, or --tensor-parallel-size 2 across two GPUs",
         ]))
-    if metric in ("generation_tok_s", "e2e_tok_s", "aggregate_throughput") and ratio is not None \
-            and ratio < 1 - tolerance:
-        util = _tel_find(run, level, ("utilization_mean_pct", "mean_utilization_pct"))
+    if metric in SPEEDS and ratio is not None and ratio < 1 - tolerance:
+        util = telemetry_value(run, level, lambda t: t.gpu_figures.utilization_mean_pct)
         ev = [f"measured is {ratio:.2f}× the claim"]
         if util is None:
             steps = ["no GPU utilization in the record: watch `nvidia-smi` (or run bench with telemetry)",
@@ -60,18 +60,17 @@ def _symptoms(run: Run, level: dict | None, metric: str | None, ratio: float | N
         slow_first = True
         ev.append(f"measured TTFT is {ratio:.2f}× the claimed one")
     if level is not None:
-        ttft, e2e = _stat(level, "ttft_ms"), _stat(level, "e2e_latency_ms")
-        if ttft and e2e and ttft.get("median") and e2e.get("median") and ttft["median"] >= 0.25 * e2e["median"]:
+        ttft, e2e = level.figure("ttft_ms").value, level.figure("e2e_latency_ms").value
+        if ttft and e2e and ttft >= 0.25 * e2e:
             slow_first = True
-            ev.append(f"median TTFT {_fmt(ttft['median'])} ms is {ttft['median'] / e2e['median']:.0%} "
-                      f"of median E2E latency {_fmt(e2e['median'])} ms")
+            ev.append(f"median TTFT {_fmt(ttft)} ms is {ttft / e2e:.0%} of median E2E latency {_fmt(e2e)} ms")
     if slow_first:
-        wl = run.run.get("workload") or {}
-        if wl.get("input_len"):
-            ev.append(f"prompt length {wl['input_len']} tokens (prefill work grows with it)")
-        qd = _stat(level or {}, "queue_delay_ms")
-        if qd and qd.get("median"):
-            ev.append(f"median queue delay {_fmt(qd['median'])} ms")
+        wl = run.conditions.workload
+        if wl is not None and wl.input_len:
+            ev.append(f"prompt length {wl.input_len} tokens (prefill work grows with it)")
+        qd = level.figure("queue_delay_ms").value if level is not None else None
+        if qd:
+            ev.append(f"median queue delay {_fmt(qd)} ms")
         out.append(Symptom("slow first token", ev, [
             "a long prompt makes prefill long: try a shorter input to see",
             "queueing: requests wait behind long ones — check queue delay and waiting requests",

@@ -10,22 +10,22 @@ against public copies of those (the model hub is out of reach here) or only some
 - ``models/*.json``: a model's ``config.json`` fields (under ``config``) plus its model card's
   stated total/active parameters, released weight formats, source and checked mark.
 
-Names match loosely: case, spaces, hyphens and underscores are ignored, and a unique
-contained match wins ("H200 141GB" → H200, "4090" → RTX 4090, "DeepSeek-V4-Flash").
+Names match loosely (:func:`tokcheck.core.names.match_name`): case, spaces, hyphens, underscores,
+an organisation prefix and Ollama's colon are ignored, and a unique contained match wins
+("H200 141GB" → H200, "4090" → RTX 4090, "qwen3:30b-a3b" → Qwen3-30B-A3B).
 """
 
 from __future__ import annotations
 
 import csv
-import difflib
 import json
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
 from tokcheck.core.architecture import ModelSpec
+from tokcheck.core.names import match_name
 from tokcheck.errors import TokcheckError
 
 GIB = 1024 ** 3
@@ -68,21 +68,6 @@ class GpuSpec:
     @property
     def memory_gb(self) -> float | None:
         return None if self.memory_bytes is None else self.memory_bytes / GIB
-
-
-def _norm(name: str) -> str:
-    return re.sub(r"[\s\-_/.]+", "", str(name).lower()).replace("geforce", "").replace("nvidia", "")
-
-
-def _spaced(name: str) -> str:
-    text = re.sub(r"[\-_/]+", " ", str(name).lower()).replace("geforce", "").replace("nvidia", "")
-    return " ".join(text.split())
-
-
-def _contains(big: str, small: str) -> bool:
-    """Whether ``small`` occurs in ``big`` as whole words (spaces optional between its words)."""
-    pattern = r"\s*".join(re.escape(w) for w in small.split())
-    return re.search(r"(?<![a-z0-9])" + pattern + r"(?![a-z0-9])", big) is not None
 
 
 def _opt_float(text: str) -> float | None:
@@ -153,50 +138,13 @@ def _spec_from_entry(entry: dict) -> ModelSpec:
     return spec_from_hf_config(cfg, name=entry["name"], meta=meta)
 
 
-def _lookup(kind: str, query: str, items: list[tuple[str, tuple[str, ...], object]]):
-    """Loose name lookup: exact normalized name/alias, then a unique containment match."""
-    q = _norm(query)
-    if not q:
-        raise TokcheckError(f"empty {kind} name")
-    for name, aliases, obj in items:
-        if q == _norm(name) or any(q == _norm(a) for a in aliases):
-            return obj
-    # "H200 141GB" contains "H200"; "4090" is contained in "RTX 4090". Whole words only
-    # ("H2000" does not contain "H200"); the longest key wins.
-    qs = _spaced(query)
-    hits: dict[int, tuple[int, object]] = {}
-    for i, (name, aliases, obj) in enumerate(items):
-        for key in (name, *aliases):
-            ks = _spaced(key)
-            if len(_norm(key)) < 3:
-                continue
-            if _contains(qs, ks):
-                score = len(ks)
-            elif len(q) >= 3 and _contains(ks, qs):
-                score = len(qs) - len(ks)
-            else:
-                continue
-            if i not in hits or score > hits[i][0]:
-                hits[i] = (score, obj)
-    if hits:
-        best = max(s for s, _ in hits.values())
-        winners = [o for s, o in hits.values() if s == best]
-        if len(winners) == 1:
-            return winners[0]
-    names = [n for n, _, _ in items]
-    keys = {(_norm(k)): n for n, al, _ in items for k in (n, *al)}
-    close = difflib.get_close_matches(q, list(keys), n=6, cutoff=0.4)
-    near = list(dict.fromkeys(keys[c] for c in close))[:3] or names[:3]
-    raise TokcheckError(f"unknown {kind} {query!r} — did you mean {' or '.join(near)}?")
-
-
 def find_gpu(name: str) -> GpuSpec:
     """The catalog GPU for a loose name ("H200 141GB", "4090", "mi300x").
 
     Raises:
         TokcheckError: unknown or ambiguous name (one line, with the nearest names).
     """
-    return _lookup("GPU", name, [(g.name, g.aliases, g) for g in gpus()])
+    return match_name("GPU", name, [(g.name, g.aliases, g) for g in gpus()])
 
 
 def find_model(name: str) -> ModelSpec:
@@ -206,7 +154,7 @@ def find_model(name: str) -> ModelSpec:
         TokcheckError: unknown or ambiguous name (one line, with the nearest names).
     """
     specs = models()
-    return _lookup("model", name, [(s.name, s.aliases, s) for s in specs])
+    return match_name("model", name, [(s.name, s.aliases, s) for s in specs])
 
 
 def gpu_from_bandwidth(bandwidth_bytes_per_s: float, memory_bytes: int | None = None) -> GpuSpec:

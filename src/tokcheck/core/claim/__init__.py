@@ -43,6 +43,7 @@ from tokcheck.core.claim.hardware import (
 )
 from tokcheck.core.claim.numbers import plain
 from tokcheck.core.claim.text import normalise
+from tokcheck.core.names import version_suffix
 from tokcheck.core.claim.words import engine_words, footprint_words, length_words, option_words, precision_words
 from tokcheck.errors import TokcheckError
 
@@ -161,23 +162,6 @@ def _strip_suffixes(name: str) -> list[str]:
         out.append(s)
 
 
-def _version_suffix(matched: str, canonical: str, specs) -> str | None:
-    """The part of a matched alias beyond the model's name ("Qwen3-30B-A3B-Instruct-2507" →
-    "Instruct-2507"; "DeepSeek-R1-0528" → "0528"), or None."""
-    names = [canonical] + sorted((a for s in specs for a in s.aliases), key=len, reverse=True)
-    low = re.sub(r"[^a-z0-9]", "", matched.lower())
-    for name in names:
-        target = re.sub(r"[^a-z0-9]", "", name.lower())
-        if low.startswith(target) and low != target:
-            seen = ""
-            for i, ch in enumerate(matched):
-                if ch.isalnum():
-                    seen += ch.lower()
-                if seen == target:
-                    return matched[i + 1:].strip(" -_/.") or None
-    return None
-
-
 def _model_candidates(t: str) -> list[tuple[str, int, int, str | None]]:
     """Strings worth looking up as models: Hugging Face ids (org dropped, suffixes stripped one by
     one) and Ollama tags ("gpt-oss:20b" → "gpt-oss-20b"), with the quantization they name."""
@@ -219,7 +203,7 @@ def _read_model(t: str, models, f: dict, src: dict, notes: list, unknown: list) 
         h = hits[0]
         f["model"], src["model"] = h.name, t[h.start:h.end]
         spans.extend((x.start, x.end) for x in hits)
-        version = _version_suffix(t[h.start:h.end], h.name, [m for m in models if m.name == h.name])
+        version = version_suffix(t[h.start:h.end], h.name, [a for m in models if m.name == h.name for a in m.aliases])
         if version:
             f["weights_version"], src["weights_version"] = version, t[h.start:h.end]
         tail = t[h.end:h.end + 24]

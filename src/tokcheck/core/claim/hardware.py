@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from tokcheck.core.claim.numbers import CN_COUNT, COUNT_WORDS, count_value
+from tokcheck.core.names import find_all_in_text
 
 Hit = tuple[object, int, int]
 
@@ -25,35 +26,9 @@ class NameHit:
     end: int
 
 
-def _key_pattern(key: str) -> str | None:
-    words = [w for w in re.split(r"[\s\-_/]+", key.lower()) if w]
-    if not words:
-        return None
-    body = r"[\s\-_/]*".join(re.escape(w) for w in words)
-    # "8xH200": a count glued to the name with an x
-    return r"(?:(?<![a-z0-9])|(?<=\dx))" + body + r"(?:s\b)?(?![a-z0-9])"
-
-
 def find_names(text: str, entries: list[tuple[str, tuple[str, ...]]], min_len: int = 2) -> list[NameHit]:
-    """Every catalog name or alias in ``text`` (case and separators ignored; a plural "s" allowed),
-    longest match first, without overlaps, in text order."""
-    low = text.lower()
-    hits: list[NameHit] = []
-    for name, aliases in entries:
-        for key in (name, *aliases):
-            if len(re.sub(r"[^a-z0-9]", "", key.lower())) < min_len:
-                continue
-            pat = _key_pattern(key)
-            if pat is None:
-                continue
-            for m in re.finditer(pat, low):
-                hits.append(NameHit(name, m.start(), m.end()))
-    hits.sort(key=lambda h: (-(h.end - h.start), h.start))
-    kept: list[NameHit] = []
-    for h in hits:
-        if not any(k.start < h.end and h.start < k.end for k in kept):
-            kept.append(h)
-    return sorted(kept, key=lambda h: h.start)
+    """Every catalog name or alias in ``text`` (:func:`tokcheck.core.names.find_all_in_text`)."""
+    return [NameHit(*h) for h in find_all_in_text(text, entries, min_len=min_len)]
 
 
 _COUNT = rf"(?<![\d.])(?P<n>\d+|{COUNT_WORDS})"
