@@ -141,7 +141,7 @@ def find_all_in_text(text: str, entries: Iterable[tuple[str, Iterable[str]]],
     for name, aliases in entries:
         for k in (name, *aliases):
             parts = [w for w in re.split(_SEP + "+", k.lower()) if w]
-            if not parts or len(re.sub(r"[^a-z0-9]", "", k.lower())) < min_len:
+            if not parts or len(re.sub(r"[\W_]", "", k.lower())) < min_len:
                 continue
             pat = (_SEP + "*").join(re.escape(w) for w in parts)
             for m in re.finditer(r"(?:(?<![a-z0-9])|(?<=\dx))" + pat + r"(?:s\b)?(?![a-z0-9])", low):

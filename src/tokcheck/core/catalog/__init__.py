@@ -118,6 +118,15 @@ def _model_entries() -> tuple[dict, ...]:
     return tuple(entries)
 
 
+def quantized_from(name: str) -> str | None:
+    """For a catalog entry that is a third party's quantized release of another catalog model
+    (``"Llama 3.1 70B Instruct FP8 (NVIDIA ModelOpt)"``), that model's name; else None."""
+    for e in _model_entries():
+        if e["name"] == name:
+            return e.get("quantized_from")
+    return None
+
+
 def models() -> tuple[ModelSpec, ...]:
     """All models in the built-in catalog."""
     return tuple(_spec_from_entry(e) for e in _model_entries())

@@ -40,6 +40,7 @@ from tokcheck.core.claim.hardware import (
     gpu_memory_anywhere,
     gpu_memory_near,
     is_comparison,
+    plural_after,
 )
 from tokcheck.core.claim.numbers import plain
 from tokcheck.core.claim.text import normalise
@@ -150,7 +151,7 @@ _SUFFIXES = re.compile(r"[\-_.](?:instruct|chat|base|it|hf|gguf|awq|gptq|fp8|fp4
                        r"bf16|fp16|dynamic|thinking|reasoning|\d{4}|v\d+(?:\.\d+)?|q\d\w*|mlx|4bit|8bit|ud|unsloth)$", re.I)
 _MODEL_LIKE = re.compile(
     r"(?<![\w./-])(?P<m>[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*-\d+(?:\.\d+)?[bBmM](?:-A\d+(?:\.\d+)?[bB])?"
-    r"|(?:[A-Z][A-Za-z0-9.]*\s){1,3}\d+(?:\.\d+)?[bB](?:[\-\s]A\d+(?:\.\d+)?[bB])?)(?![\w])")
+    r"|[A-Z][A-Za-z0-9.]*(?:\s[A-Za-z0-9.]+){0,2}\s\d+(?:\.\d+)?[bB](?:[\-\s]A\d+(?:\.\d+)?[bB])?)(?![\w])")
 
 
 def _strip_suffixes(name: str) -> list[str]:
@@ -182,81 +183,131 @@ def _model_candidates(t: str) -> list[tuple[str, int, int, str | None]]:
     return out
 
 
-def _read_model(t: str, models, f: dict, src: dict, notes: list, unknown: list) -> list[tuple[int, int]]:
-    from tokcheck.core.catalog import find_model
+@dataclass
+class _ModelHit:
+    name: str
+    start: int
+    end: int
+    words: str
+    version: str | None = None
+    version_words: str | None = None
+    note: str | None = None
 
-    spans: list[tuple[int, int]] = []
+
+_SIZE_BEFORE = re.compile(r"(?<![\w.])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s*(?:的|版|参数的?)?\s*$")
+_SIZE_AFTER = re.compile(r"^[\s\-_:]*(?P<size>\d+(?:\.\d+)?)\s*[bB](?![\w])")
+
+
+def _model_hits(t: str, models) -> list[_ModelHit]:
+    """Every model the text names, in text order: Hugging Face ids and Ollama tags resolved
+    through the catalog, catalog names and aliases, a family with its size written apart
+    ("7B 的 Deepseek-r1" is deepseek-r1:7b, the 7B distill), and a bare "DeepSeek" (read as
+    DeepSeek-V3, the 671B model the name usually means, and said so)."""
+    from tokcheck.core.catalog import find_model, quantized_from
+
+    hits: list[_ModelHit] = []
+
+    def taken(s: int, e: int) -> bool:
+        return any(h.start < e and s < h.end for h in hits)
+
     for cand, s, e, whole in _model_candidates(t):
+        if taken(s, e):
+            continue
         try:
             spec = find_model(cand)
         except TokcheckError:
             continue
-        f["model"], src["model"] = spec.name, t[s:e]
-        spans.append((s, e))
+        base = quantized_from(spec.name)
+        if base and "/" in t[s:e]:
+            # a quantized release is one publisher's: "amd/Llama-3.1-70B-Instruct-FP8-KV" is not
+            # NVIDIA's FP8 checkpoint, it is Llama 3.1 70B quantized by another
+            org = t[s:e].split("/", 1)[0].lower()
+            if org not in {a.split("/", 1)[0].lower() for a in spec.aliases if "/" in a}:
+                spec = find_model(base)
         suffix = whole[len(cand):] if whole.lower().startswith(cand.lower()) else ""
         ver = re.search(r"(instruct[\-_]?\d{4}|instruct|thinking[\-_]?\d{0,4}|\d{4})", suffix, re.I)
-        if ver:
-            f["weights_version"], src["weights_version"] = ver.group(1), whole
-        return spans
-    hits = find_names(t, [(m.name, m.aliases) for m in models], min_len=3)
-    if hits:
-        h = hits[0]
-        f["model"], src["model"] = h.name, t[h.start:h.end]
-        spans.extend((x.start, x.end) for x in hits)
-        version = version_suffix(t[h.start:h.end], h.name, [a for m in models if m.name == h.name for a in m.aliases])
-        if version:
-            f["weights_version"], src["weights_version"] = version, t[h.start:h.end]
-        tail = t[h.end:h.end + 24]
-        v = re.match(r"[\s\-_]*(instruct[\-\s]?\d{4}|instruct|thinking|base|chat|\d{4}(?:-\d{2})?)\b", tail, re.I)
-        if v:
-            f["weights_version"], src["weights_version"] = v.group(1), t[h.start:h.end + v.end()]
-        return spans
+        hits.append(_ModelHit(spec.name, s, e, t[s:e], ver.group(1) if ver else None, whole if ver else None))
+    for h in find_names(t, [(m.name, m.aliases) for m in models], min_len=3):
+        if taken(h.start, h.end):
+            continue
+        words = t[h.start:h.end]
+        hit = _ModelHit(h.name, h.start, h.end, words)
+        # a size written apart from a family name: "7B 的 Deepseek-r1", "deepseek-r1 7b"
+        size = _SIZE_BEFORE.search(t[max(0, h.start - 12):h.start]) or _SIZE_AFTER.match(t[h.end:h.end + 10])
+        if size:
+            family = re.sub(r"[\s\-_:]*\d+(?:\.\d+)?\s*[bB]$", "", words.strip())
+            try:
+                spec = find_model(f"{family}:{size.group('size')}b")
+                if spec.name != h.name:
+                    hit = _ModelHit(spec.name, h.start, h.end, words,
+                                    note=f"{words!r} with {size.group(0).strip()!r} is {spec.name}")
+            except TokcheckError:
+                pass
+        if hit.version is None:
+            version = version_suffix(words, h.name, [a for m in models if m.name == h.name for a in m.aliases])
+            tail = re.match(r"[\s\-_]*(instruct[\-\s]?\d{4}|instruct|thinking|base|chat|\d{4}(?:-\d{2})?)\b",
+                            t[h.end:h.end + 24], re.I)
+            if tail:
+                hit.version, hit.version_words = tail.group(1), t[h.start:h.end + tail.end()]
+            elif version:
+                hit.version, hit.version_words = version, words
+        hits.append(hit)
+    if not hits:
+        m = re.search(r"(?<![\w.\-/])R1(?:/V3)?(?![\w\-])", t)
+        if m:
+            hits.append(_ModelHit("DeepSeek R1", m.start(), m.end(), m.group(0),
+                                  note=f"{m.group(0)!r} read as DeepSeek-R1"))
+    if not hits:
+        m = re.search(r"(?<![\w.\-])(?:deepseek)(?![\w\-])(?!\s*(?:v\d|r\d|\d|coder|llm|math|moe|distill))", t, re.I)
+        if m:
+            hits.append(_ModelHit("DeepSeek V3", m.start(), m.end(), m.group(0),
+                                  note="'DeepSeek' with no version read as DeepSeek-V3 (the 671B model the name usually means)"))
+    return sorted(hits, key=lambda h: h.start)
+
+
+def _unknown_model(t: str, notes: list, unknown: list) -> tuple[str, tuple[int, int]] | None:
+    """A model-shaped name the catalog does not know ("Qwen3.6-35B"), with the nearest names."""
+    from tokcheck.core.catalog import find_model
+
+    hf = _HF_ID.search(t)
     m = _MODEL_LIKE.search(t)
-    if m and not f.get("model"):
-        name = m.group("m").strip()
-        try:
-            find_model(name)
-        except TokcheckError as err:
-            hint = str(err).split("did you mean", 1)[-1].strip(" ?") if "did you mean" in str(err) else ""
-            unknown.append({"kind": "model", "words": name, "suggestions": [s.strip() for s in hint.split(" or ") if s]})
-            notes.append(f"model {name!r} is not in the built-in catalog" + (f" — did you mean {hint}?" if hint else ""))
-        f["model"], src["model"] = name, name
-        spans.append(m.span("m"))
-    return spans
+    if hf and re.search(r"\d+(?:\.\d+)?[bBmM]", hf.group("name")):
+        name, span = _strip_suffixes(hf.group("name"))[-1], hf.span()
+    elif m:
+        name, span = m.group("m").strip(), m.span("m")
+    else:
+        return None
+    try:
+        find_model(name)
+    except TokcheckError as err:
+        hint = str(err).split("did you mean", 1)[-1].strip(" ?") if "did you mean" in str(err) else ""
+        unknown.append({"kind": "model", "words": name, "suggestions": [s.strip() for s in hint.split(" or ") if s]})
+        notes.append(f"model {name!r} is not in the built-in catalog" + (f" — did you mean {hint}?" if hint else ""))
+    return name, span
 
 
-def _read_gpu(t: str, gpus, systems, f: dict, src: dict, foot: dict, notes: list, unknown: list,
-              model_spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _nearest_before(hits: list, start: int):
+    """The hit nearest before position ``start`` (the headline figure), else the first after it."""
+    before = [h for h in hits if h.start < start]
+    return before[-1] if before else (hits[0] if hits else None)
+
+
+def _gpu_hits(t: str, gpus, systems, model_spans: list[tuple[int, int]], notes: list, unknown: list):
+    """Systems and GPUs the text names: ``(system_hits, gpu_hits, unknown_gpu, spans)``. GPU hits
+    leave out host-memory rows (those describe offload, not the GPU) and the GPUs a claim is
+    compared against ("30 % more than H200 GPUs"); spans cover every name, so a model number
+    is never read as a count or a length."""
     from tokcheck.core.catalog import find_gpu
 
     spans: list[tuple[int, int]] = []
     sys_hits = find_names(_blank(t, model_spans), [(s["name"], s["aliases"]) for s in systems], min_len=3)
-    if sys_hits:
-        h = sys_hits[0]
-        sysrow = next(s for s in systems if s["name"] == h.name)
-        f["gpu"], f["gpu_count"] = sysrow["gpu"], sysrow["count"]
-        src["gpu"] = src["gpu_count"] = t[h.start:h.end]
-        foot["system"] = (h.name, h.start, h.end)
-        notes.append(f"{t[h.start:h.end]!r} is {sysrow['count']} × {sysrow['gpu']}")
-        spans.append((h.start, h.end))
-        c = gpu_count_near(t, h)
-        if c and isinstance(c[0], int) and c[0] > 1 and c[0] < 64:
-            f["gpu_count"] = sysrow["count"] * c[0]
-            src["gpu_count"] = t[c[1]:h.end]
+    spans.extend((h.start, h.end) for h in sys_hits)
+    host = {g.name for g in gpus if g.kind == "host_memory"}
     hits = find_names(_blank(t, model_spans + spans), [(g.name, g.aliases) for g in gpus], min_len=2)
-    # the GPU the claim ran on: not one it is compared against; the first with a count, else the first
-    own = [h for h in hits if not is_comparison(t, h)]
-    if own and "gpu" not in f:
-        counted = [(h, gpu_count_near(t, h)) for h in own]
-        h, c = next(((h, c) for h, c in counted if c), counted[0])
-        f["gpu"], src["gpu"] = h.name, t[h.start:h.end]
-        if c:
-            f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], h.start):max(c[2], h.end)]
-        mem = gpu_memory_near(t, h)
-        if mem:
-            f["gpu_memory_gb"], src["gpu_memory_gb"] = mem[0], t[h.start:mem[2]]
     spans.extend((h.start, h.end) for h in hits)
-    if "gpu" not in f and not hits:
+    own = [h for h in hits if h.name not in host and not is_comparison(t, h)]
+    unknown_gpu = None
+    if not own and not sys_hits and not any(h.name not in host for h in hits):
         for m in GPU_LIKE.finditer(_blank(t, model_spans + spans)):
             words = m.group(0).strip()
             if not re.search(r"\d", words) or re.fullmatch(r"[abhlv]\d{2,3}", words, re.I) and _looks_like_length(t, m):
@@ -267,12 +318,62 @@ def _read_gpu(t: str, gpus, systems, f: dict, src: dict, foot: dict, notes: list
                 hint = str(err).split("did you mean", 1)[-1].strip(" ?") if "did you mean" in str(err) else ""
                 unknown.append({"kind": "gpu", "words": words, "suggestions": [s.strip() for s in hint.split(" or ") if s]})
                 notes.append(f"GPU {words!r} is not in the built-in catalog" + (f" — did you mean {hint}?" if hint else ""))
+                unknown_gpu = (words, m.start(), m.end())
                 spans.append(m.span())
                 break
-            f["gpu"], src["gpu"] = g.name, words
+            own.append(type(hits[0])(g.name, m.start(), m.end()) if hits else None)
             spans.append(m.span())
             break
-    return spans
+    own = [h for h in own if h is not None]
+    return sys_hits, own, unknown_gpu, spans
+
+
+_JOINED = re.compile(r"^\s*(?:\(\s*\d+\s*gb\s*\)\s*)?(?:\d+\s*gb\s*)?(?:,|\+|plus|and|with|和|加|与|及)\s*", re.I)
+
+
+def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: dict, foot: dict, notes: list) -> None:
+    """The hardware the headline figure ran on: a system (8 × B200 for a DGX B200), else the GPU
+    named nearest before the headline with its count. A GPU named once, in the singular and
+    without a count, is one GPU ("on an RTX 4090", "4090 上"); a plural without a count is none
+    ("H200 GPUs"). GPUs joined in one rig ("a 3090 plus two 3060s") add up."""
+    if sys_hits:
+        h = _nearest_before(sys_hits, head_start)
+        sysrow = next(s for s in systems if s["name"] == h.name)
+        f["gpu"], f["gpu_count"] = sysrow["gpu"], sysrow["count"]
+        src["gpu"] = src["gpu_count"] = t[h.start:h.end]
+        foot["system"] = (h.name, h.start, h.end)
+        notes.append(f"{t[h.start:h.end]!r} is {sysrow['count']} × {sysrow['gpu']}")
+        c = gpu_count_near(t, h)
+        if c and isinstance(c[0], int) and 1 < c[0] < 64:
+            f["gpu_count"] = sysrow["count"] * c[0]
+            src["gpu_count"] = t[c[1]:h.end]
+        return
+    if not own:
+        return
+    h = _nearest_before(own, head_start)
+    f["gpu"], src["gpu"] = h.name, t[h.start:h.end]
+    c = gpu_count_near(t, h)
+    if c:
+        f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], h.start):max(c[2], h.end)]
+    elif not plural_after(t, h) and not any(o.name != h.name for o in own if abs(o.start - h.start) < 40) \
+            and not re.search(r"(?:\d+|[两双多几三四八])\s*台\s*$", t[max(0, h.start - 6):h.start]) \
+            and not re.match(r"\s*(?:[a-z]+\s+)?(?:集群|cluster|机器|nodes?|servers?|racks?|pods?|台)", t[h.end:h.end + 20], re.I):
+        foot["_singular"] = (1, h.start, h.end)  # one GPU, unless a count is written elsewhere
+    mem = gpu_memory_near(t, h)
+    if mem:
+        f["gpu_memory_gb"], src["gpu_memory_gb"] = mem[0], t[h.start:mem[2]]
+    # a rig of several GPUs joined by "plus"/"and"/"+": their counts add up
+    i = own.index(h)
+    group = [h]
+    for a, b in zip(own[i:], own[i + 1:]):
+        if _JOINED.match(t[a.end:b.start]) is not None and len(t[a.end:b.start]) < 30:
+            group.append(b)
+        else:
+            break
+    if len(group) > 1 and all(g.name != group[0].name for g in group[1:]):
+        total = sum((gpu_count_near(t, g) or (1,))[0] for g in group)
+        f["gpu_count"], src["gpu_count"] = total, t[group[0].start:group[-1].end]
+        notes.append(f"a rig of {total} GPUs: {t[group[0].start:group[-1].end]!r}")
 
 
 def _looks_like_length(t: str, m: re.Match) -> bool:
@@ -302,12 +403,18 @@ def parse_claim(text: str) -> Claim:
     notes: list[str] = []
     unknown: list[dict] = []
 
-    model_spans = _read_model(t, models(), f, src, notes, unknown)
+    model_hits = _model_hits(t, models())
+    model_spans = [(h.start, h.end) for h in model_hits]
+    if not model_hits:
+        um = _unknown_model(t, notes, unknown)
+        if um:
+            f["model"], src["model"] = um[0], um[0]
+            model_spans.append(um[1])
     rv = re.search(r"(?:revision|commit|权重版本|weights?\s+version)\s*[:=]?\s*([\w.\-]+)", t, re.I)
     if rv:
         f["weights_version"], src["weights_version"] = rv.group(1), rv.group(0)
         model_spans.append(rv.span())
-    gpu_spans = _read_gpu(t, gpus(), systems(), f, src, foot, notes, unknown, model_spans)
+    sys_hits, gpu_own, unknown_gpu, gpu_spans = _gpu_hits(t, gpus(), systems(), model_spans, notes, unknown)
     version_spans = []
     eng = engine_words(t)
     if "engine_version" in eng:
@@ -333,6 +440,19 @@ def parse_claim(text: str) -> Claim:
                          or any(fig.scope in ("aggregate", "gpu", "node") for fig in figs))
     head = choose_headline(figs)
     head.headline = True
+    _choose_gpu(t, sys_hits, gpu_own, systems(), head.span[0], f, src, foot, notes)
+    if "gpu" not in f and unknown_gpu:
+        f["gpu"], src["gpu"] = unknown_gpu[0], unknown_gpu[0]
+    if "gpu" not in f and re.search(r"cpu[\s\-]only|only\s+(?:on\s+)?(?:the\s+)?cpu|纯\s*cpu|仅用?\s*cpu|no\s+gpu|without\s+(?:a\s+)?gpu|无\s*gpu|"
+                                    r"不用\s*(?:gpu|显卡)|cpu\s+inference|cpu\s*推理", t, re.I):
+        f["gpu"], src["gpu"] = "CPU", "CPU only"
+    mh = _nearest_before(model_hits, head.span[0])
+    if mh is not None:
+        f["model"], src["model"] = mh.name, mh.words
+        if mh.version:
+            f["weights_version"], src["weights_version"] = mh.version, mh.version_words
+        if mh.note:
+            notes.append(mh.note)
     value = list(head.value) if isinstance(head.value, tuple) else head.value
     f["value"], f["unit"] = value, head.unit
     src["value"] = src["unit"] = head.words
@@ -359,6 +479,9 @@ def parse_claim(text: str) -> Claim:
         if tp and f.get("gpu_count") == int(tp.group(1)):
             f["gpu_count"] = int(tp.group(1)) * int(pp.group(1))
             src["gpu_count"] = f"{tp.group(0)} × {pp.group(0)}"
+    singular = foot.pop("_singular", None)
+    if "gpu_count" not in f and singular:
+        f["gpu_count"], src["gpu_count"] = 1, f"one {t[singular[1]:singular[2]]} named, no count"
     if "gpu_memory_gb" not in f:
         mem = gpu_memory_anywhere(masked)
         if mem:

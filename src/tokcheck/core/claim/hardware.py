@@ -32,10 +32,11 @@ def find_names(text: str, entries: list[tuple[str, tuple[str, ...]]], min_len: i
 
 
 _COUNT = rf"(?<![\d.])(?P<n>\d+|{COUNT_WORDS})"
+_VENDOR = r"(?:nvidia\s+|amd\s+|geforce\s+|instinct\s+|tesla\s+|radeon\s+|英伟达\s*)?"
 _BEFORE = [re.compile(rx, re.I) for rx in (
-    rf"{_COUNT}\s*(?:x|\*)\s*(?:nvidia\s+|amd\s+|geforce\s+|the\s+)?$",
-    rf"{_COUNT}\s+(?:nvidia\s+|amd\s+|geforce\s+|instinct\s+|rtx\s+)?$",
-    rf"(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|卡|台|颗)\s*(?:nvidia\s*|英伟达\s*)?$",
+    rf"(?<![~\-])(?:(?P<m>\d+)\s*[x*]\s*)?{_COUNT}\s*(?:x|\*)\s*(?:张|块|卡)?\s*{_VENDOR}(?:the\s+)?$",
+    rf"(?<![~\-]){_COUNT}\s+(?:used\s+|new\s+|identical\s+|older\s+|modded\s+|[a-z]+-[a-z]+\s+)?{_VENDOR}(?:rtx\s+)?$",
+    rf"(?:(?P<m>\d+)\s*[x*]\s*)?(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|卡|颗|个)\s*{_VENDOR}$",
 )]
 _AFTER = [re.compile(rx, re.I) for rx in (
     r"^\s*(?:gpus?|cards?)?\s*(?:x|\*)\s*(?P<n>\d+)(?![\d.])",
@@ -43,10 +44,10 @@ _AFTER = [re.compile(rx, re.I) for rx in (
     r"^\s*\(\s*(?P<n>\d+)\s*(?:x|gpus?)\s*\)",
 )]
 _GENERIC = [re.compile(rx, re.I) for rx in (
-    rf"(?<![\w.]){_COUNT}\s*(?:x\s*)?(?:[a-z]+[\s\-]){{0,2}}(?:gpus|cards|accelerators)\b",
-    r"(?<![\w.])(?P<n>\d+)\s*(?:x\s*)?(?:gpu|card)\b",
-    r"(?<![\w.])(?P<n>\d+)[\s\-]gpu\b",
-    rf"(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片)\s*(?:卡|显卡|gpu|加速卡)",
+    rf"(?<![\w.~\-]){_COUNT}\s*(?:x\s*)?(?:[a-z]+[\s\-]){{0,2}}(?:gpus|cards|accelerators)\b",
+    r"(?<![\w.~\-])(?P<n>\d+)\s*(?:x\s*)?(?:gpu|card)\b",
+    r"(?<![\w.~\-])(?P<n>\d+)[\s\-]gpu\b",
+    rf"(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|个)\s*(?:卡|显卡|gpu|加速卡)",
     rf"(?<![\d一二两三四五六七八九十])(?P<n>\d+|{CN_COUNT})\s*卡(?!顿|片|住)",
     r"(?:\btp|tensor[\s\-_]parallel(?:ism|[\s\-_]size)?)\s*(?:=|:|of|size)?\s*(?P<n>\d+)(?![\d.])",
     r"(?:^|\s)(?:-tp|--tp|--tensor-parallel-size|--tp-size)\s*[= ]\s*(?P<n>\d+)",
@@ -54,7 +55,7 @@ _GENERIC = [re.compile(rx, re.I) for rx in (
     r"\((?P<n>\d+)\s+(?:gpus\s+)?total\)",
     rf"(?<![a-z]){_COUNT}\s+(?:of\s+(?:them|these)|gpus?)\b",
 )]
-_SINGLE = re.compile(r"单卡|单张|一张(?:卡|显卡)?|single[\s\-]gpu|one\s+gpu|a\s+single\s+(?:\w+\s+){0,2}(?:gpu|card)|"
+_SINGLE = re.compile(r"单卡|单张(?:卡|显卡)?|一张(?:卡|显卡)|single[\s\-]gpu|one\s+gpu|a\s+single\s+(?:\w+\s+){0,2}(?:gpu|card)|"
                      r"\bon\s+(?:one|a\s+single)\s", re.I)
 
 
@@ -66,6 +67,8 @@ def gpu_count_near(t: str, hit: NameHit) -> Hit | None:
         if m:
             n = count_value(m.group("n"))
             if n and (rx is not _BEFORE[1] or not re.fullmatch(r"\d{3,}", m.group("n"))):
+                if "m" in m.groupdict() and m.group("m"):  # "2*8 张 H800": two nodes of eight
+                    n *= int(m.group("m"))
                 start = hit.start - len(before) + m.start()
                 return n, start, hit.start
     for rx in _AFTER:
@@ -106,6 +109,13 @@ def gpu_count_anywhere(t: str, exclude: list[tuple[int, int]]) -> Hit | None:
     if m:
         return 1, m.start(), m.end()
     return None
+
+
+def plural_after(t: str, hit: NameHit) -> bool:
+    """Whether a GPU name is written in the plural ("H100s", "H200 Tensor Core GPUs", "4090 们")."""
+    words = t[hit.start:hit.end]
+    return words.lower().endswith("s") and not re.search(r"\d\s*s$|max$|plus$", words.lower()) \
+        or bool(re.match(r"\s*(?:[a-z]+\s+){0,3}(?:gpus|cards|accelerators)\b", t[hit.end:hit.end + 40], re.I))
 
 
 def gpu_memory_near(t: str, hit: NameHit) -> Hit | None:
