@@ -416,9 +416,12 @@ def parse_claim(text: str) -> Claim:
         model_spans.append(rv.span())
     sys_hits, gpu_own, unknown_gpu, gpu_spans = _gpu_hits(t, gpus(), systems(), model_spans, notes, unknown)
     version_spans = []
-    eng = engine_words(t)
-    if "engine_version" in eng:
-        version_spans.append(eng["engine_version"][1:])
+    eng_all = engine_words(t)  # every version span is blanked before numbers are read
+    if "engine_version" in eng_all:
+        version_spans.append(eng_all["engine_version"][1:])
+    for m in re.finditer(r"(?:vllm|sglang|llama\.cpp|ollama|lmdeploy|tensorrt-llm|mlx-lm|ktransformers)\s*(?:==|v)?\s*"
+                         r"(\d+\.\d+(?:\.\d+)?(?:\.post\d+)?|b\d{3,5})", t, re.I):
+        version_spans.append(m.span(1))
     masked = _blank(t, model_spans + gpu_spans + version_spans)
 
     figs = find_figures(t, masked)
@@ -488,7 +491,8 @@ def parse_claim(text: str) -> Claim:
             f["gpu_memory_gb"], src["gpu_memory_gb"] = mem[0], t[mem[1]:mem[2]]
 
     # --- precision, engine, lengths, options, footprints
-    for key, hit in {**precision_words(t), **eng}.items():
+    eng = engine_words(t, near=head.span[0])
+    for key, hit in {**precision_words(t, near=head.span[0], figures=[fig.span for fig in figs]), **eng}.items():
         if key == "kv_cache_dtype":
             foot[key] = hit
             notes.append(f"{t[hit[1]:hit[2]]!r} is the KV cache's format, not the weights'")

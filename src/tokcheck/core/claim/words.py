@@ -17,7 +17,7 @@ Hit = tuple[object, int, int]  # (value, start, end) in the normalised text
 #: GGUF file/tensor type names as llama.cpp spells them (Q4_K_M, IQ2_XXS, UD-Q2_K_XL …).
 _GGUF = r"(?:ud-)?(?:i?q[1-8](?:_[0-9])?(?:_k)?(?:_(?:xxs|xs|s|m|l|xl|nl))*|tq[12]_0|f16|bf16|f32)"
 _GGUF_RX = re.compile(rf"(?<![a-z0-9])(?P<q>(?:ud-)?(?:i?q[1-8](?:_[0-9k]+)+(?:_(?:xxs|xs|s|m|l|xl|nl))*|"
-                      rf"iq[1-4]_(?:xxs|xs|s|m|nl)|tq[12]_0))(?![a-z0-9])", re.I)
+                      rf"iq[1-6]_(?:xxs|xs|s|m|nl|k)(?:_(?:xxs|xs|s|m|l))?|tq[12]_0|q[2-8]k[sml])(?:_r[48])?)(?![a-z0-9])", re.I)
 # Weight-precision words → the claim's precision value (the order matters: first match wins
 # among overlapping words).
 _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
@@ -25,11 +25,11 @@ _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("MXFP4", r"mxfp4"),
     ("FP4", r"\bfp4\b|\bfloat4\b|\be2m1\b"),
     ("FP8", r"\bfp8\b|\bfloat8\b|\be4m3\b|\bw8a8[\s\-_]?fp8\b|\bfp8[\s\-_]?dynamic\b"),
-    ("INT8", r"\bint8\b|\bw8a8\b|\bw8a16\b|\b8[\s\-]?bits?\b|\bq8\b(?!_)|\bbnb[\s\-_]?8bit|\bllm\.int8"),
-    ("INT4", r"\bint4\b|\bw4a16\b|\bw4a8\b|\b4[\s\-]?bits?\b|\bq4\b(?!_)|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位量化"),
+    ("INT8", r"\bint8\b|\bw8a8\b|\bw8a16\b|\b8[\s\-]?bits?\b|\bbnb[\s\-_]?8bit|\bllm\.int8"),
+    ("INT4", r"\bint4\b|\bw4a16\b|\bw4a8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位量化"),
     ("INT3", r"\b3[\s\-]?bits?\b"),
     ("INT2", r"\b2[\s\-]?bits?\b"),
-    ("BF16", r"\bbf16\b|\bbfloat16\b"),
+    ("BF16", r"\bbf16\b|\bbfloat16\b|\b16[\s\-]?bit\s+weights"),
     ("FP16", r"\bfp16\b|\bfloat16\b|\bhalf[\s\-]precision\b|半精度|\bf16\b"),
     ("FP32", r"\bfp32\b|\bfloat32\b|\bf32\b|单精度"),
 )
@@ -41,7 +41,7 @@ _NO_QUANT = re.compile(r"unquantized|un-quantized|non-quantized|not\s+(?:a\s+)?q
                        r"no[\s\-]quant\w*|without\s+(?:any\s+)?quantization|未量化|无量化|不量化|非量化|没有量化|"
                        r"不做量化|无需量化", re.I)
 _QUANT_METHODS = (("AWQ", r"\bawq\b"), ("GPTQ", r"\bgptq\b"), ("GGUF", r"\bgguf\b"),
-                  ("bitsandbytes", r"bitsandbytes|\bbnb\b"), ("EXL2", r"\bexl[23]\b"), ("MLX", r"\bmlx[\s\-_]?\d?bit"),
+                  ("bitsandbytes", r"bitsandbytes|\bbnb\b"), ("EXL2", r"\bexl[23]\b|\d\s*bpw\b"), ("MLX", r"\bmlx[\s\-_]?\d?bit"),
                   ("HQQ", r"\bhqq\b"), ("compressed-tensors", r"compressed[\s\-]tensors"))
 _QUANTIZED = ("FP8", "INT8", "INT4", "INT3", "INT2", "FP4", "NVFP4", "MXFP4")
 _KV_CONTEXT = re.compile(r"kv[\s\-_]*(?:cache)?|cache[\s_\-]*(?:type|dtype)|ctk|ctv|-ctk|-ctv|--cache-type", re.I)
@@ -50,55 +50,118 @@ _KV_CONTEXT = re.compile(r"kv[\s\-_]*(?:cache)?|cache[\s_\-]*(?:type|dtype)|ctk|
 def _is_kv(t: str, s: int, e: int) -> bool:
     """Whether the precision word at [s, e) describes the KV cache ("FP8 KV cache",
     "kv_cache_dtype=fp8", "q8_0 KV cache", "-ctk q8_0")."""
-    before, after = t[max(0, s - 22):s].lower(), t[e:e + 14].lower()
+    before, after = t[max(0, s - 22):s].lower(), t[e:e + 20].lower()
     return bool(re.search(r"(?:kv[\s\-_]*(?:cache)?(?:[\s\-_]*(?:dtype|type|quant\w*))?|cache[\s_\-]*(?:type|dtype)(?:[\s\-_]*[kv])?|"
                           r"-ct[kv]|--cache-type-[kv])\s*[:=]?\s*$", before)
-                or re.match(r"\s*(?:kv|k/v|key[\s\-/]value)[\s\-_]*(?:cache)?", after))
+                or re.match(r"(?:\s*/\s*[a-z0-9_]+)?(?:\s*\([^)]{0,12}\))?\s*(?:kv|k/v|key[\s\-/]value)[\s\-_]*(?:cache)?", after)
+                or re.match(r"\s*(?:k|v)\s+cache", after))
 
 
-def precision_words(t: str) -> dict:
+def _pick(mentions: list[Hit], near: int | None, figures: list[tuple[int, int]] | None = None) -> Hit | None:
+    """The mention that belongs to the headline figure at ``near``.
+
+    Each mention belongs to the figure nearest to it (``figures``: every figure's span). Of the
+    headline's own mentions the nearest is taken; else the nearest before the headline; else
+    the first after the last figure (words that close the claim, "… with FP4 weights"). With no
+    headline, the first mention."""
+    if not mentions:
+        return None
+    if near is None or not figures:
+        return min(mentions, key=lambda h: h[1])
+
+    def owner(h: Hit) -> int:
+        return min(range(len(figures)), key=lambda i: max(figures[i][0] - h[2], h[1] - figures[i][1], 0))
+
+    head = next((i for i, f in enumerate(figures) if f[0] == near), None)
+    own = [h for h in mentions if head is not None and owner(h) == head]
+    if own:
+        return min(own, key=lambda h: max(near - h[2], h[1] - figures[head][1], 0))
+    before = [h for h in mentions if h[1] < near]
+    if before:
+        return max(before, key=lambda h: h[1])
+    tail = [h for h in mentions if h[1] >= max(f[1] for f in figures)]
+    return min(tail, key=lambda h: h[1]) if tail else None
+
+
+def _gguf_name(q: str) -> str:
+    """A GGUF type as llama.cpp prints it ("q4_k_m" → "Q4_K_M", "Q4KM" → "Q4_K_M")."""
+    q = q.upper()
+    m = re.fullmatch(r"(UD-)?(I?Q\d)K([SML])", q)
+    return f"{m.group(1) or ''}{m.group(2)}_K_{m.group(3)}" if m else q
+
+
+#: A bare "Q8" / "Q6" … as people write llama.cpp quantizations: read as the usual type of that
+#: width (Q8_0, Q6_K, the K-quant mediums); a bare "Q4" stays a 4-bit claim (INT4), since
+#: Q4_0, Q4_K_S and Q4_K_M are all common.
+_BARE_Q = {"2": "Q2_K", "3": "Q3_K_M", "4": "INT4", "5": "Q5_K_M", "6": "Q6_K", "8": "Q8_0"}
+
+
+def precision_words(t: str, near: int | None = None, figures: list[tuple[int, int]] | None = None) -> dict:
     """Weight precision and quantization stated in ``t``.
 
     Returns a dict with any of: ``precision`` (FP32, BF16, FP16, FP8, INT8, INT4, FP4, NVFP4,
-    MXFP4, a GGUF type such as ``Q4_K_M``, or ``full`` for "full precision"/"全精度" without a
-    type), ``quantization`` (AWQ, GPTQ, GGUF, bitsandbytes, … or ``none`` when negated),
-    ``kv_cache_dtype``, each with ``(value, start, end)``.
+    MXFP4, a GGUF type such as ``Q4_K_M``, ``Nbpw`` for an EXL2 bit width, or ``full`` for "full
+    precision"/"全精度" without a type), ``quantization`` (AWQ, GPTQ, GGUF, EXL2, bitsandbytes, …
+    or ``none`` when negated), ``kv_cache_dtype``, each with ``(value, start, end)``. Where a text
+    names several, the one nearest before position ``near`` (the headline figure) is taken
+    (:func:`_pick`).
     """
     out: dict[str, Hit] = {}
+    mentions: list[Hit] = []
+    gguf: list[Hit] = []
     for m in _GGUF_RX.finditer(t):
         if _is_kv(t, m.start(), m.end()):
-            out.setdefault("kv_cache_dtype", (m.group("q").upper(), m.start(), m.end()))
+            out.setdefault("kv_cache_dtype", (_gguf_name(m.group("q")), m.start(), m.end()))
             continue
-        out.setdefault("precision", (m.group("q").upper(), m.start(), m.end()))
-        out.setdefault("quantization", ("GGUF", m.start(), m.end()))
-    best: Hit | None = None
+        hit = (_gguf_name(m.group("q")), m.start(), m.end())
+        mentions.append(hit)
+        gguf.append(hit)
+    for m in re.finditer(r"(?<![\w.])q([2-68])(?![\w.])", t, re.I):
+        if not _is_kv(t, m.start(), m.end()) and not any(h[1] <= m.start() < h[2] for h in mentions):
+            hit = (_BARE_Q[m.group(1)], m.start(), m.end())
+            mentions.append(hit)
+            if hit[0] != "INT4":
+                gguf.append(hit)
+    for m in re.finditer(r"(?<![\w.])(\d(?:\.\d+)?)\s*bpw\b", t, re.I):
+        mentions.append((f"{m.group(1)}bpw", m.start(), m.end()))
     for name, rx in _PRECISION_WORDS:
         for m in re.finditer(rx, t, re.I):
+            if any(h[1] <= m.start() < h[2] for h in mentions):
+                continue
             if _is_kv(t, m.start(), m.end()):
                 out.setdefault("kv_cache_dtype", (name, m.start(), m.end()))
-            elif not _negated(t, m.start()) and (best is None or m.start() < best[1]):
-                best = (name, m.start(), m.end())
-    if best is not None and "precision" not in out:
-        out["precision"] = best
+            elif not _negated(t, m.start()):
+                mentions.append((name, m.start(), m.end()))
+    full = _FULL_WORDS.search(t)
+    if full:
+        mentions.append(("full", full.start(), full.end()))
+    pick = _pick(mentions, near, figures)
+    if pick is not None and pick[0] == "full" and any(h[0] != "full" for h in mentions):
+        # "full precision … BF16": a named type says more than the words "full precision"
+        typed = [h for h in mentions if h[0] != "full"]
+        pick = _pick(typed, near, figures) or pick
+    if pick is not None:
+        out["precision"] = pick
+        if pick in gguf:
+            out["quantization"] = ("GGUF", pick[1], pick[2])
     neg = _NO_QUANT.search(t)
     if neg:
         out["quantization"] = ("none", neg.start(), neg.end())
     elif "quantization" not in out:
+        methods = []
         for name, rx in _QUANT_METHODS:
-            m = re.search(rx, t, re.I)
-            if m and not _is_kv(t, m.start(), m.end()):
-                out["quantization"] = (name, m.start(), m.end())
-                break
+            for m in re.finditer(rx, t, re.I):
+                if not _is_kv(t, m.start(), m.end()):
+                    methods.append((name, m.start(), m.end()))
+        method = _pick(methods, near, figures)
+        if method is not None:
+            out["quantization"] = method
         else:
             m = re.search(r"\bquantized\b|\bquantised\b|量化版|量化后|量化模型", t, re.I)
             if m:
                 out["quantization"] = ("yes", m.start(), m.end())
     if "quantization" not in out and "precision" in out and out["precision"][0] in _QUANTIZED:
         out["quantization"] = out["precision"]
-    if "precision" not in out:
-        m = _FULL_WORDS.search(t)
-        if m:
-            out["precision"] = ("full", m.start(), m.end())
     return out
 
 
@@ -111,12 +174,13 @@ def _negated(t: str, s: int) -> bool:
 _ENGINES = (
     ("ik_llama.cpp", r"ik[\s_\-]*llama(?:\.cpp)?"),
     ("TensorRT-LLM", r"tensorrt[\s\-_]*llm|trt[\s\-_]*llm"),
+    ("vllm-mlx", r"\bvllm[\-_]mlx\b"),
     ("vLLM", r"\bvllm\b"),
     ("SGLang", r"\bsglang\b"),
-    ("llama.cpp", r"llama[\s\.\-_]*cpp|llama-(?:server|bench|cli)\b"),
+    ("llama.cpp", r"llama[\s\.\-_]*cpp|llama-(?:server|bench|batched-bench|cli)\b"),
     ("Ollama", r"\bollama\b"),
     ("LM Studio", r"lm[\s\-]*studio"),
-    ("MLX", r"\bmlx(?:[\s\-_]*lm)?\b"),
+    ("MLX", r"\bmlx(?:[\s\-_]*(?:lm|vlm))?\b"),
     ("TGI", r"\btgi\b|text[\s\-]generation[\s\-]inference"),
     ("LMDeploy", r"\blmdeploy\b"),
     ("ExLlamaV2", r"exllama(?:v[23])?|tabbyapi"),
@@ -128,18 +192,28 @@ _ENGINES = (
 )
 
 
-def engine_words(t: str) -> dict:
-    """``engine`` and ``engine_version`` ("vLLM 0.6.3", "llama.cpp b4500", "SGLang v0.4.1")."""
+def engine_words(t: str, near: int | None = None) -> dict:
+    """``engine`` and ``engine_version`` ("vLLM 0.6.3", "llama.cpp b4500", "SGLang v0.4.1"): the
+    engine named nearest before position ``near`` (the headline figure), else the first after it.
+    llama.cpp's own flags and tools (``--n-cpu-moe``, ``-ngl``, ``llama-bench``) name it too."""
     out: dict[str, Hit] = {}
+    hits: list[Hit] = []
     for name, rx in _ENGINES:
-        m = re.search(rx, t, re.I)
+        for m in re.finditer(rx, t, re.I):
+            if not any(h[1] <= m.start() < h[2] for h in hits):
+                hits.append((name, m.start(), m.end()))
+    if not hits:
+        m = re.search(r"--n-cpu-moe|--n-gpu-layers|(?<![\w-])-ngl\b|--override-tensor|\bgguf\b.{0,40}\bserved\b", t, re.I)
         if m:
-            out["engine"] = (name, m.start(), m.end())
-            v = re.match(r"\s*(?:==|version\s*|@\s*|\()?\s*(v?\d+\.\d+(?:\.\d+)?(?:[\w.+\-]*\w)?|b\d{3,5})\b",
-                         t[m.end():], re.I)
-            if v:
-                out["engine_version"] = (v.group(1).lstrip("vV"), m.end() + v.start(1), m.end() + v.end(1))
-            break
+            hits.append(("llama.cpp", m.start(), m.end()))
+    before = [h for h in hits if near is not None and h[1] < near]
+    pick = max(before, key=lambda h: h[1]) if before else (min(hits, key=lambda h: h[1]) if hits else None)
+    if pick is not None:
+        out["engine"] = pick
+        v = re.match(r"\s*(?:==|version\s*|@\s*|\()?\s*(v?\d+\.\d+(?:\.\d+)?(?:[\w.+\-]*\w)?|b\d{3,5})\b",
+                     t[pick[2]:], re.I)
+        if v:
+            out["engine_version"] = (v.group(1).lstrip("vV"), pick[2] + v.start(1), pick[2] + v.end(1))
     return out
 
 
