@@ -258,7 +258,7 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
             hits.append(_ModelHit("DeepSeek R1", m.start(), m.end(), m.group(0),
                                   note=f"{m.group(0)!r} read as DeepSeek-R1"))
     if not hits:
-        m = re.search(r"(?<![\w.\-])(?:deepseek)(?![\w\-])(?!\s*(?:v\d|r\d|\d|coder|llm|math|moe|distill))", t, re.I)
+        m = re.search(r"(?<![\w.\-])(?:deepseek)(?![\w\-])(?!\s*(?:v\d|r\d|\d+(?:\.\d+)?\s*b\b|coder|llm|math|moe|distill))", t, re.I)
         if m:
             hits.append(_ModelHit("DeepSeek V3", m.start(), m.end(), m.group(0),
                                   note="'DeepSeek' with no version read as DeepSeek-V3 (the 671B model the name usually means)"))

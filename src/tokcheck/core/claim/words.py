@@ -346,7 +346,7 @@ def footprint_words(t: str) -> dict:
          or re.search(rf"(?:weights?|model\s+(?:size|file)|file\s+size|权重|模型(?:文件)?大小)\s*(?:is|are|of|:|=|约|为|占)?\s*(?:about|~|约)?\s*{_GB}", t, re.I))
     if m:
         out["weights_gb"] = (gb(m), m.start(), m.end())
-    m = (re.search(rf"{_GB}\s*(?:of\s+)?(?:system\s+|host\s+|cpu\s+)?(?:ram|dram|ddr\d?|memory)\s*(?:used)?(?!\s*bandwidth)"
+    m = (re.search(rf"{_GB}\s*(?:of\s+|in\s+)?(?:the\s+)?(?:system\s+|host\s+|cpu\s+)?(?:ram|dram|ddr\d?|memory)\s*(?:used)?(?!\s*bandwidth)"
                    r"(?<!vram)", t, re.I) if re.search(r"system\s+ram|host\s+(?:ram|memory)|cpu\s+(?:ram|memory)|\bdram\b|内存", t, re.I) else None)
     if m and re.search(r"system|host|cpu|dram|ddr|ram(?!\s*\w)", t[m.start():m.end() + 6], re.I) \
             and not re.search(r"vram|显存|gpu", t[m.start():m.end()], re.I):
