@@ -31,6 +31,7 @@ from tokcheck.core.claim.figures import (
     concurrency_mentions,
     find_figures,
     infer_single_request,
+    scope_from_metric,
 )
 from tokcheck.core.claim.hardware import (
     GPU_LIKE,
@@ -441,6 +442,7 @@ def parse_claim(text: str) -> Claim:
     stated_conc = concurrency_mentions(_blank(masked, [fig.span for fig in figs]), [])
     infer_single_request(figs, any(c[0] > 1 for c in stated_conc)
                          or any(fig.scope in ("aggregate", "gpu", "node") for fig in figs))
+    scope_from_metric(figs)
     head = choose_headline(figs)
     head.headline = True
     _choose_gpu(t, sys_hits, gpu_own, systems(), head.span[0], f, src, foot, notes)

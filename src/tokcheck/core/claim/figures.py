@@ -28,7 +28,7 @@ METRICS = ("ttft", "tpot", "e2e_latency", "generation_tok_s", "e2e_tok_s", "aggr
 SCOPES = ("request", "user", "aggregate", "gpu", "node")
 
 _GAP_WORDS = (r"output|total|generated|generation|generating|decode|decoding|prompt|input|prefill|aggregate|"
-              r"average|avg|mean|peak|sustained|completion|response|new|gen|text|eval|个|輸出|输出|生成")
+              r"average|avg|mean|peak|sustained|completion|response|new|gen|text|eval|tg|pp|个|輸出|输出|生成")
 _TOK_UNIT = (r"(?:tok(?:en)?s?|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|seconds?|秒)(?![a-z])"
              r"|tokens?\s+(?:per|a|each|every)\s+sec(?:onds?)?(?![a-z])"
              r"|tps(?![a-z])|tgs(?![a-z])|tok/sec|(?:tokens?|tok|令牌)\s*每秒|(?:个\s*)?令牌\s*/\s*秒|字\s*/\s*秒")
@@ -60,12 +60,12 @@ _LATENCY_WORDS = re.compile(
 _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "metric": (
         ("prefill_tok_s", r"prompt\s+processing|prompt[\s\-]eval\w*|\bpp\s*\d*\b|pre-?fill\w*|预处理|预填充|提示词?处理|"
-                          r"prompt\s+(?:speed|throughput|tok)|input\s+(?:processing|speed)|处理提示|首段"),
+                          r"prompt\s*(?:speed|throughput|tok|阶段|phase|stage|rate)|input\s+(?:processing|speed)|处理提示|首段"),
         ("e2e_tok_s", r"end[\s\-]to[\s\-]end|\be2e\b|端到端|including\s+(?:prefill|ttft|prompt)"),
         ("generation_tok_s", r"generation|generating|generate[sd]?|\btg\s*\d*\b|decod\w+|\beval\b|生成|解码|吐字|"
                              r"输出速度|text\s+gen|token\s+gen|output\s+speed|inference\s+speed|推理速度"),
         ("aggregate_throughput", r"throughput|\btotal\b|aggregate|combined|overall|system[\s\-]wide|cluster|"
-                                 r"吞吐|总(?:输出)?|合计|整体|across\s+(?:all\s+)?\d+"),
+                                 r"吞吐|总(?:输出)?|整体|across\s+(?:all\s+)?\d+"),
     ),
     "scope": (
         ("request", r"single[\s\-](?:request|stream|user|sequence|batch|query|prompt)|one\s+request|"
@@ -75,7 +75,7 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("user", r"per[\s\-]user|/\s*user|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),
         ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device)|/\s*(?:gpu|card)\b|each\s+gpu|每\s*(?:张|块)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
         ("node", r"per[\s\-](?:node|server|machine|system|host)|/\s*node\b|每(?:个)?节点|每台|单机吞吐"),
-        ("aggregate", r"\btotal\b|aggregate|combined|overall|throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|合计|整体|"
+        ("aggregate", r"\btotal\b|aggregate|combined|overall|throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|整体|"
                       r"最大并发|高并发|under\s+(?:full\s+)?load|at\s+max(?:imum)?\s+concurrency|\d+\s*并发"),
     ),
     "spec": (
@@ -99,27 +99,30 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"\bc\s*=\s*(?P<n>\d+)(?![\d.])",
 )]
 
+_NOT_A_RATE = r"(?!\s*(?:gb|gib|mb|tb|b\b|k\b|m\b|%|x\b|倍|万|千|[/:]|个|字|tokens?|layers?|gpus?|cores?|核|ms\b|s\b|秒|seconds?))"
 _CONTINUES = re.compile(
-    rf"\s*,?\s*(?:(?:and|then|but)\s+)?(?:再|并|又)?(?:(?:further|\w+ing|\w+s|\w+ed)\s+)?"
-    rf"(?:to|into|到|降到|升到|提升到|提高到|达到|vs\.?|versus|against|compared\s+(?:to|with)|than)\s*(?:about\s+|~|约)?"
-    rf"(?P<num>{NUMBER})(?![\d.,]?\d)(?!\s*(?:[a-z%]|倍|万|千|[/:]|个|字))", re.I)
+    rf"\s*(?:\([^)]{{0,24}}\))?\s*,?\s*(?:(?:and|then|but)\s+)?(?:再|并|又)?(?:(?:further|\w+ing|\w+s|\w+ed)\s+)?"
+    rf"(?:to|into|到|降到|升到|提升到|提高到|翻到|翻倍到|提到|降至|升至|vs\.?|versus|against|compared\s+(?:to|with)|than)\s*(?:about\s+|~|约)?"
+    rf"(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
 _BARE_SPEED = re.compile(
-    rf"(?P<word>decode|decoding|\btg\d*|\bpp\d*|generation|prefill|生成|解码|预填充|速度|speed|\w*tps\w*|tok_s\w*|"
+    rf"(?P<word>decode|decoding|\btg(?:\d+)?(?!\d)|\bpp(?:\d+)?(?!\d)|generation|prefill|生成|解码|预填充|速度|speed|\w*tps\w*|tok_s\w*|"
     rf"tokens_per_second\w*|throughput)\s*(?:速度)?\s*(?:[a-z]+\s+){{0,2}}"
-    rf"(?:从|from|约|~|about|为|是|of|at|:)?\s*(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)"
-    rf"(?!\s*(?:[a-z%]|倍|万|千|[/:]|个|字|tokens?))", re.I)
+    rf"(?:从|from|约|~|about|为|是|of|at|:)?\s*(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
 # Strong decode/prefill words: a bare number right after one is a speed even when other figures
 # have units ("NVFP4 解码 38.65、FP8 为 20.5").
 _BARE_STRONG = re.compile(
-    rf"(?P<word>\bdecod(?:e|ing)|\btg\d*|\beval\s+rate|解码|生成速度)\s*(?:速度)?\s*(?:从|from|约|~|about|为|是|of|at|:)?\s*"
-    rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)(?!\s*(?:[a-z%]|倍|万|千|[/:]|个|字|tokens?))"
-    rf"(?P<more>(?:\s*[,、]\s*(?:[a-z0-9]+\s*)?(?:为|是|:)?\s*(?P<num2>{NUMBER})(?![\d.,]?\d)(?!\s*(?:[a-z%]|倍|万|千|[/:]|个|字|tokens?)))?)", re.I)
+    rf"(?P<word>\bdecod(?:e|ing)|\btg(?:\d+)?(?!\d)|\beval\s+rate|解码|生成速度)\s*(?:速度)?\s*(?:从|from|约|~|about|为|是|of|at|:)?\s*"
+    rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE +
+    rf"(?P<more>(?:\s*[,、]\s*(?:[a-z0-9]+\s*)?(?:为|是|:)?\s*(?P<num2>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE + r")?)", re.I)
 _SHARED_UNIT = re.compile(rf"(?<![\d.])(?P<num>{NUMBER})(?P<word>\s*(?:pp|tg|prefill|decode|prompt|gen|input|output)\d*)?"
                           rf"\s*(?:/|\band\b|\bvs\.?|\bversus\b|\bor\b|和|与)\s*", re.I)
 _CONTRAST = re.compile(r"\bbut\b|\bwhile\b|\bwhereas\b|\bversus\b|\bvs\.?|\bhowever\b|;|但是?|而|然而|相比之下", re.I)
 _BOUNDARY = re.compile(r"[;!?\n]|\.(?!\d)(?=\s|$)|。")
 _SPLIT = re.compile(r",|;|\band\b|\bwhile\b|\bversus\b|\bvs\.?|\bor\b|\bbut\b|而|和|与|以及|但|对比|相比|→|->")
-_CHANGE_TO = re.compile(r"(?:\bto\b|\binto\b|到|至|降到|降至|提升到|提升至|升到|升至|提高到|变为|→|->)\s*$", re.I)
+_CHANGE_TO = re.compile(r"(?:(?<!up )(?<!up)\bto\b|\binto\b|(?<!达)到|至|降到|降至|提升到|提升至|升到|升至|提高到|翻到|变为|→|->)\s*$", re.I)
+# "at first … and … after tuning", "起初 … 后": a before/after narrative
+_BEFORE_WORDS = re.compile(r"at\s+first|initially|originally|at\s+the\s+start|before\s+(?:tuning|the|it)|起初|一开始|最初|原来|开启", re.I)
+_AFTER_WORDS = re.compile(r"\bafter\b|\bthen\b|\blater\b|\bnow\b|后|之后|然后|现在|关闭", re.I)
 
 
 @dataclass
@@ -226,15 +229,6 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         if gap:
             fig.why["gap"] = gap
         found.append(fig)
-    # "… from 13.0 to 15.6 tokens per second, and to 16.4 with row split": a bare number that
-    # continues a change takes the unit of the figure before it
-    for fig in list(found):
-        m = _CONTINUES.match(masked, fig.span[1])
-        if m and not any(f.span[0] <= m.start("num") < f.span[1] for f in found):
-            if not re.search(r"vs|versus|against|compared|than", m.group(0), re.I):
-                fig.before_change = True
-            span = (m.start("num"), m.end("num"))
-            found.append(Figure(value=to_float(m.group("num")), unit=fig.unit, span=span, words=t[span[0]:span[1]]))
     for m in _FIGURE_CN.finditer(masked):
         span = (m.start(), m.end())
         if any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
@@ -261,12 +255,21 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             if m.group("word"):
                 other.why["gap"] = m.group("word").strip()
             found.append(other)
+    # "… from 13.0 to 15.6 tokens per second, and to 16.4 with row split": a bare number that
+    # continues a change takes the unit of the figure before it
+    for fig in sorted(found, key=lambda f: f.span[0]):
+        m = _CONTINUES.match(masked, fig.span[1])
+        if m and not any(f.span[0] <= m.start("num") < f.span[1] for f in found):
+            if not re.search(r"vs|versus|against|compared|than", m.group(0), re.I):
+                fig.before_change = True
+            span = (m.start("num"), m.end("num"))
+            found.append(Figure(value=to_float(m.group("num")), unit=fig.unit, span=span, words=t[span[0]:span[1]]))
     # "20tokens/s-30tokens/s": one range written with the unit twice
     found.sort(key=lambda f: f.span[0])
     merged: list[Figure] = []
     for fig in found:
         if merged and merged[-1].unit == fig.unit and not isinstance(merged[-1].value, tuple) \
-                and not isinstance(fig.value, tuple) and re.fullmatch(r"\s*(?:-|~|to|至|到)\s*", t[merged[-1].span[1]:fig.span[0]]) \
+                and not isinstance(fig.value, tuple) and re.fullmatch(r"\s*(?:-|~|至)\s*", t[merged[-1].span[1]:fig.span[0]]) \
                 and fig.value > merged[-1].value and not merged[-1].before_change:
             prev = merged[-1]
             prev.value, prev.span = (prev.value, fig.value), (prev.span[0], fig.span[1])
@@ -315,6 +318,13 @@ def _nearest(rules, t: str, f: Figure, win: tuple[int, int, int, int]) -> tuple[
     ls, le, rs, re_ = win
     best: tuple[int, str, str] | None = None
     gap = f.why.get("gap", "")
+    if rules is _KEYWORD_RX["metric"]:
+        # the word right before the number: "输入 804 tok/s、输出 221 tok/s", "input 52.3k tok/s"
+        pre = t[max(0, f.span[0] - 10):f.span[0]]
+        if re.search(r"(?:输入|input|prompt|prefill|预填充|预处理)\s*[:：]?\s*$", pre, re.I):
+            return "prefill_tok_s", pre.strip()
+        if re.search(r"(?:输出|output|decode|解码)\s*[:：]?\s*$", pre, re.I):
+            return "generation_tok_s", pre.strip()
     if gap and rules is _KEYWORD_RX["metric"]:
         if re.search(r"input|prompt|prefill|\bpp\b", gap, re.I):
             return "prefill_tok_s", gap
@@ -406,6 +416,15 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             f.scope, f.metric = "aggregate", "aggregate_throughput"
         if i + 1 < len(figs) and figs[i + 1].unit == f.unit and _CHANGE_TO.search(t[f.span[1]:figs[i + 1].span[0]]):
             f.before_change = True
+    for i, a in enumerate(figs):
+        # "4 tok/s at first and 7.3 tok/s after tuning", "起初 … 0.1 tok/s；调整后 … 2.9 tok/s"
+        if a.before_change or not _BEFORE_WORDS.search(t[wins[i][0]:wins[i][3]]):
+            continue
+        for j in range(i + 1, len(figs)):
+            b = figs[j]
+            if b.unit == a.unit and _AFTER_WORDS.search(t[a.span[1]:wins[j][3]]):
+                a.before_change = True
+                break
     for prev, f in zip(figs, figs[1:]):
         between = t[prev.span[1]:f.span[0]]
         parallel = prev.unit == f.unit and re.fullmatch(r"\s*(?:,|and|or|vs\.?|versus|/|和|与|或)\s*", between, re.I)
@@ -420,6 +439,15 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
 #: No published single-request decode speed reaches this (wafer-scale and dataflow chips serve
 #: one request at about 1,000–3,000 tok/s): a bare figure above it is a total over many requests.
 SINGLE_REQUEST_CEILING_TOK_S = 5000
+
+
+def scope_from_metric(figs: list[Figure]) -> None:
+    """A figure whose words give a metric but no scope takes the scope its metric implies: a
+    total is `aggregate`, a generation, prefill or latency figure is one request's."""
+    for f in figs:
+        if f.scope is None and f.metric is not None:
+            f.scope = "aggregate" if f.metric == "aggregate_throughput" else "request"
+            f.why.setdefault("scope", f"from the metric ({f.metric})")
 
 
 def infer_single_request(figs: list[Figure], text_says_concurrent: bool) -> None:
