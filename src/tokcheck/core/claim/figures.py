@@ -42,7 +42,7 @@ _NUM_BODY = (rf"(?P<num>{NUMBER})(?:\s*(?:~|-|to|至|到)\s*(?P<num2>{NUMBER}))?
              rf"(?:\s*(?P<mult>{MULTIPLIER})(?![a-z]))?\s*(?P<post>\+|多|余)?")
 _FIGURE = re.compile(
     rf"(?<![a-z0-9_./])(?<!\d,)" + _NUM_BODY
-    + rf"\s*(?P<gap>(?:(?:{_GAP_WORDS})\s*){{0,3}})"
+    + rf"\s*(?P<gap>(?:(?:{_GAP_WORDS})(?![a-z])\s*){{0,3}})"
     + rf"(?:(?P<tpot>{_MS_PER_TOK})|(?P<stpot>{_S_PER_TOK})|(?P<s1k>{_S_PER_1K})|(?P<tok>{_TOK_UNIT})|(?P<ms>{_MS})|(?P<sec>{_SEC}))",
     re.I,
 )
@@ -64,7 +64,7 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("e2e_tok_s", r"end[\s\-]to[\s\-]end|\be2e\b|端到端|including\s+(?:prefill|ttft|prompt)"),
         ("generation_tok_s", r"generation|generating|generate[sd]?|\btg\s*\d*\b|decod\w+|\beval\b|生成|解码|吐字|"
                              r"输出速度|text\s+gen|token\s+gen|output\s+speed|inference\s+speed|推理速度"),
-        ("aggregate_throughput", r"throughput|\btotal\b|aggregate|combined|overall|system[\s\-]wide|cluster|"
+        ("aggregate_throughput", r"throughput|\btotal\b|aggregate|combined|overall|system[\s\-]wide|"
                                  r"吞吐|总(?:输出)?|整体|across\s+(?:all\s+)?\d+"),
     ),
     "scope": (
@@ -73,9 +73,9 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
                     r"\bc\s*=\s*1(?!\d)|one\s+at\s+a\s+time|per[\s\-](?:request|stream|sequence)|单请求|单并发|单用户|单路|"
                     r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)"),
         ("user", r"per[\s\-]user|/\s*user|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),
-        ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device)|/\s*(?:gpu|card)\b|each\s+gpu|每\s*(?:张|块)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
-        ("node", r"per[\s\-](?:node|server|machine|system|host)|/\s*node\b|每(?:个)?节点|每台|单机吞吐"),
-        ("aggregate", r"\btotal\b|aggregate|combined|overall|throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|整体|"
+        ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device)|(?<![a-z])(?<!cpu)/\s*(?:gpu|card)\b|each\s+gpu\s+(?:achieves|gets|reaches|delivers|does|serves|processes)|每\s*(?:张|块)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
+        ("node", r"per[\s\-](?:node|server|machine|system|host)|/\s*node\b|each\s+node|每(?:个)?节点|每台|单机吞吐"),
+        ("aggregate", r"(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|整体|"
                       r"最大并发|高并发|under\s+(?:full\s+)?load|at\s+max(?:imum)?\s+concurrency|\d+\s*并发"),
     ),
     "spec": (
@@ -111,7 +111,7 @@ _BARE_SPEED = re.compile(
 # Strong decode/prefill words: a bare number right after one is a speed even when other figures
 # have units ("NVFP4 解码 38.65、FP8 为 20.5").
 _BARE_STRONG = re.compile(
-    rf"(?P<word>\bdecod(?:e|ing)|\btg(?:\d+)?(?!\d)|\beval\s+rate|解码|生成速度)\s*(?:速度)?\s*(?:从|from|约|~|about|为|是|of|at|:)?\s*"
+    rf"(?P<word>\bdecod(?:e|ing)|\btg(?:\d+)?(?!\d)(?=\s*(?:约|~|about|:|=|为)\s*\d)|\beval\s+rate|解码|生成速度)\s*(?:速度)?\s*(?:从|from|约|~|about|为|是|of|at|:|=)?\s*"
     rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE +
     rf"(?P<more>(?:\s*[,、]\s*(?:[a-z0-9]+\s*)?(?:为|是|:)?\s*(?P<num2>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE + r")?)", re.I)
 _SHARED_UNIT = re.compile(rf"(?<![\d.])(?P<num>{NUMBER})(?P<word>\s*(?:pp|tg|prefill|decode|prompt|gen|input|output)\d*)?"
@@ -301,14 +301,14 @@ def _windows(t: str, figs: list[Figure]) -> list[tuple[int, int, int, int]]:
             prev_end = figs[i - 1].span[1]
             between = t[prev_end:s]
             cut = [m.end() for m in _SPLIT.finditer(between)]
-            left_start = prev_end + (cut[-1] if cut else len(between) // 2)
+            left_start = prev_end + (cut[-1] if cut else 0)
         contrast = [m.start() for m in _CONTRAST.finditer(t, e, min(sent_end, e + 80))]
         right_end = min([sent_end, e + 80] + contrast)
         if i + 1 < len(figs) and figs[i + 1].span[0] < right_end:
             nxt = figs[i + 1].span[0]
             between = t[e:nxt]
             cut = [m.start() for m in _SPLIT.finditer(between)]
-            right_end = e + (cut[-1] if cut else len(between) // 2)
+            right_end = e + (cut[-1] if cut else len(between))
         out.append((left_start, s, e, right_end))
     return out
 

@@ -251,6 +251,10 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             or re.search(rf"{_N}\s*(?:tokens?\s*)?/\s*{_N2}\s*(?:tokens?\s*)?(?:in\s*/\s*out|input\s*/\s*output|输入\s*/\s*输出|isl\s*/\s*osl)", t, re.I)
             or re.search(rf"{_N}\s*(?:tokens?\s+)?(?:in(?:put)?)\s*(?:/|,|and|\+)\s*{_N2}\s*(?:tokens?\s+)?out(?:put)?\b", t, re.I)
             or re.search(rf"\b{_N}\s*(?:in|input)\s*[/→>-]+\s*{_N2}\s*(?:out|output)\b", t, re.I))
+    pair = (pair
+            or re.search(rf"(?:输入|input)\s*(?:tokens?\s*)?[:=]?\s*{_N}\s*(?:tokens?\s*)?[,/]?\s*(?:输出|output)\s*(?:tokens?\s*)?[:=]?\s*{_N2}", t, re.I)
+            or re.search(rf"{_N}\s*(?:tokens?\s*)?(?:输入|input)\s*[,/]?\s*{_N2}\s*(?:tokens?\s*)?(?:输出|output)", t, re.I)
+            or re.search(rf"(?<![\w./])(?P<n>\d+(?:\.\d+)?)\s*(?P<k>k)\s*/\s*(?P<n2>\d+(?:\.\d+)?)\s*(?P<k2>k)(?![\w/])", t, re.I))
     if pair:
         out["input_tokens"] = (_length(pair), pair.start(), pair.end())
         out["output_tokens"] = (_length(pair, "n2", "k2"), pair.start(), pair.end())
@@ -263,7 +267,8 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
         pats = [rf"(?:input|prompt|context\s+of\s+the\s+prompt|输入|提示词?|isl)\s*(?:length|长度|len|size|tokens?)?\s*"
                 rf"(?:of|=|:|约|为|是)?\s*~?\s*{_N}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
                 rf"{_N}\s*(?:input|prompt|输入)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
-                rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:input|prompt|context)\b"]
+                rf"{_N}[\s\-]*tokens?\s+(?:[a-z]+\s+)?(?:of\s+)?(?:input|prompt|document|context\s+of\s+input)\b",
+                rf"(?:prompt\s+eval\w*|evaluated|prompt\s+processing)\s+(?:over|of|on)\s+{_N}\s*tokens?"]
         if prefill_headline:
             pats.append(r"\bpp\s*(?P<n>\d+)\b(?P<k>)")
         m = _nearest_match(pats, t, near)
