@@ -152,7 +152,7 @@ _SUFFIXES = re.compile(r"[\-_.](?:instruct|chat|base|it|hf|gguf|awq|gptq|fp8|fp4
                        r"bf16|fp16|dynamic|thinking|reasoning|\d{4}|v\d+(?:\.\d+)?|q\d\w*|mlx|4bit|8bit|ud|unsloth)$", re.I)
 _MODEL_LIKE = re.compile(
     r"(?<![\w./-])(?P<m>[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*-\d+(?:\.\d+)?[bBmM](?:-A\d+(?:\.\d+)?[bB])?"
-    r"|[A-Z][A-Za-z0-9.]*(?:\s[A-Za-z0-9.]+){0,2}\s\d+(?:\.\d+)?[bB](?:[\-\s]A\d+(?:\.\d+)?[bB])?)(?![\w])")
+    r"|[A-Z][A-Za-z0-9.]*(?:\s[A-Z0-9][A-Za-z0-9.]*){0,2}\s\d+(?:\.\d+)?[bB](?:[\-\s]A\d+(?:\.\d+)?[bB])?)(?![\w])")
 
 
 def _strip_suffixes(name: str) -> list[str]:
@@ -329,7 +329,8 @@ def _gpu_hits(t: str, gpus, systems, model_spans: list[tuple[int, int]], notes: 
     return sys_hits, own, unknown_gpu, spans
 
 
-_JOINED = re.compile(r"^\s*(?:\(\s*\d+\s*gb\s*\)\s*)?(?:\d+\s*gb\s*)?(?:,|\+|plus|and|with|和|加|与|及)\s*", re.I)
+_JOINED = re.compile(r"\s*(?:\(\s*\d+\s*gb\s*\)\s*)?(?:\d+\s*gb\s*)?(?:,|\+|plus|and|with|和|加|与|及)\s*(?:and\s+)?"
+                     r"(?:(?:a|an|one|two|three|four|five|six|eight|\d+)\s*(?:x\s*)?)?(?:used\s+)?(?:nvidia\s+|geforce\s+|rtx\s+)?", re.I)
 
 
 def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: dict, foot: dict, notes: list) -> None:
@@ -363,17 +364,27 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
     mem = gpu_memory_near(t, h)
     if mem:
         f["gpu_memory_gb"], src["gpu_memory_gb"] = mem[0], t[h.start:mem[2]]
-    # a rig of several GPUs joined by "plus"/"and"/"+": their counts add up
+    if "gpu_count" not in f:  # the same GPU named again with its count ("Two RTX 3090s (3090 24GB * 2)")
+        counts = [c for o in own if o.name == h.name and (c := gpu_count_near(t, o))]
+        if counts:
+            c = max(counts, key=lambda c: c[0])
+            f["gpu_count"], src["gpu_count"] = c[0], t[c[1]:c[2]]
+            foot.pop("_singular", None)
+    # a rig of different GPUs joined by ","/"plus"/"and"/"+": their counts add up
     i = own.index(h)
-    group = [h]
-    for a, b in zip(own[i:], own[i + 1:]):
-        if _JOINED.match(t[a.end:b.start]) is not None and len(t[a.end:b.start]) < 30:
-            group.append(b)
-        else:
-            break
-    if len(group) > 1 and all(g.name != group[0].name for g in group[1:]):
+    lo = hi = i
+    while lo > 0 and _JOINED.fullmatch(t[own[lo - 1].end:own[lo].start]):
+        lo -= 1
+    while hi + 1 < len(own) and _JOINED.fullmatch(t[own[hi].end:own[hi + 1].start]):
+        hi += 1
+    group = own[lo:hi + 1]
+    if len(group) > 1 and re.search(r"(?:比较|对比|compar\w*|versus|vs\.?)\s*$", t[max(0, group[0].start - 12):group[0].start], re.I):
+        group = [h]  # "比较 M5 与 M4": two machines compared, not one rig
+    if len(group) > 1 and len({g.name for g in group}) == len(group):
         total = sum((gpu_count_near(t, g) or (1,))[0] for g in group)
+        f["gpu"], src["gpu"] = group[0].name, t[group[0].start:group[-1].end]
         f["gpu_count"], src["gpu_count"] = total, t[group[0].start:group[-1].end]
+        foot.pop("_singular", None)
         notes.append(f"a rig of {total} GPUs: {t[group[0].start:group[-1].end]!r}")
 
 
@@ -493,7 +504,7 @@ def parse_claim(text: str) -> Claim:
             f["gpu_memory_gb"], src["gpu_memory_gb"] = mem[0], t[mem[1]:mem[2]]
 
     # --- precision, engine, lengths, options, footprints
-    eng = engine_words(t, near=head.span[0])
+    eng = engine_words(t, near=head.span[0], figures=[fig.span for fig in figs])
     for key, hit in {**precision_words(t, near=head.span[0], figures=[fig.span for fig in figs]), **eng}.items():
         if key == "kv_cache_dtype":
             foot[key] = hit

@@ -68,7 +68,8 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
                                  r"吞吐|总(?:输出)?|整体|across\s+(?:all\s+)?\d+"),
     ),
     "scope": (
-        ("request", r"single[\s\-](?:request|stream|user|sequence|batch|query|prompt)|one\s+request|"
+        ("request", r"single[\s\-](?:request|stream|user|sequence|batch|query|prompt)|one\s+(?:request|sequence|query|stream)|"
+                    r"for\s+(?:1|one)\s+(?:query|request|user|stream)|batch\s*(?:size\s*)?(?:of\s*)?(?:1|one)(?![\d.])|单流|"
                     r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)|\bbs\s*=?\s*1(?!\d)|\bbs1\b|concurrency\s*(?:of\s*|=\s*)?1(?!\d)|"
                     r"\bc\s*=\s*1(?!\d)|one\s+at\s+a\s+time|per[\s\-](?:request|stream|sequence)|单请求|单并发|单用户|单路|"
                     r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)"),
@@ -96,6 +97,9 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*并发",
     r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
     r"batch(?:es)?\s+of\s+(?P<n>\d+)",
+    r"\bbatch\s*(?:size\s*)?(?:of\s*)?(?:=\s*)?(?P<n>\d+)(?![\d.])",
+    r"max(?:imum)?\s+(?P<n>\d+)\s+(?:sequences|seqs|concurrent)",
+    r"(?:并发|并行)\s*(?:数|量)?\s*(?:均|都)?\s*(?:为|是|设为)\s*(?P<n>\d+)(?![\d.])",
     r"\bc\s*=\s*(?P<n>\d+)(?![\d.])",
 )]
 

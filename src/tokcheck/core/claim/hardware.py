@@ -31,7 +31,7 @@ def find_names(text: str, entries: list[tuple[str, tuple[str, ...]]], min_len: i
     return [NameHit(*h) for h in find_all_in_text(text, entries, min_len=min_len)]
 
 
-_COUNT = rf"(?<![\d.])(?P<n>\d+|{COUNT_WORDS})"
+_COUNT = rf"(?<![\d.])(?P<n>\d+|(?:{COUNT_WORDS})(?![a-z]))"
 _VENDOR = r"(?:nvidia\s+|amd\s+|geforce\s+|instinct\s+|tesla\s+|radeon\s+|英伟达\s*)?"
 _BEFORE = [re.compile(rx, re.I) for rx in (
     rf"(?<![~\-])(?:(?P<m>\d+)\s*[x*]\s*)?{_COUNT}\s*(?:x|\*)\s*(?:张|块|卡)?\s*{_VENDOR}(?:the\s+)?$",
@@ -62,6 +62,8 @@ _SINGLE = re.compile(r"单卡|单张(?:卡|显卡)?|一张(?:卡|显卡)|single[
 def gpu_count_near(t: str, hit: NameHit) -> Hit | None:
     """The count written right before or after a GPU name ("2x H100", "H100 x2", "两张 4090")."""
     before, after = t[max(0, hit.start - 24):hit.start], t[hit.end:hit.end + 24]
+    if re.match(r"\s*(?:node|server|box|machine|system|host|instance|pod|rack)s?\b", after, re.I):
+        return None  # "a single H200 node" counts nodes, not GPUs
     for rx in _BEFORE:
         m = rx.search(before)
         if m:
@@ -86,6 +88,7 @@ def gpu_count_near(t: str, hit: NameHit) -> Hit | None:
 
 
 _COMPARED = re.compile(r"(?:\bthan|\bvs\.?|\bversus|\bover\s+(?:the|an?)|compared\s+(?:to|with)|\bagainst|"
+                       r"\btwice|\bhalf|\d+(?:\.\d+)?\s*times|"
                        r"\d+\.\d+\s*[x×]\s*(?:the|an?)?|\d+\s*[x×]\s+(?:the|an?)\s|"
                        r"比|相比|对比)\s*(?:the\s+|an?\s+|nvidia\s+|amd\s+)?(?:\d+\s*[x×]?\s*)?$", re.I)
 
@@ -115,7 +118,7 @@ def plural_after(t: str, hit: NameHit) -> bool:
     """Whether a GPU name is written in the plural ("H100s", "H200 Tensor Core GPUs", "4090 们")."""
     words = t[hit.start:hit.end]
     return words.lower().endswith("s") and not re.search(r"\d\s*s$|max$|plus$", words.lower()) \
-        or bool(re.match(r"\s*(?:[a-z]+\s+){0,3}(?:gpus|cards|accelerators)\b", t[hit.end:hit.end + 40], re.I))
+        or bool(re.match(r"[\w\-]*\s*(?:[a-z]+\s+){0,3}(?:gpus|cards|accelerators)\b", t[hit.end:hit.end + 40], re.I))
 
 
 def gpu_memory_near(t: str, hit: NameHit) -> Hit | None:

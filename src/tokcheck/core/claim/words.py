@@ -186,28 +186,27 @@ _ENGINES = (
     ("ExLlamaV2", r"exllama(?:v[23])?|tabbyapi"),
     ("KTransformers", r"ktransformers"),
     ("MindIE", r"\bmindie\b"),
+    ("ipex-llm", r"\bipex[\s\-_]*llm\b"),
     ("DeepSpeed-MII", r"deepspeed[\s\-_]*(?:mii|fastgen)"),
     ("MLC-LLM", r"\bmlc[\s\-_]*llm\b"),
     ("transformers", r"\btransformers\b"),
 )
 
 
-def engine_words(t: str, near: int | None = None) -> dict:
+def engine_words(t: str, near: int | None = None, figures: list[tuple[int, int]] | None = None) -> dict:
     """``engine`` and ``engine_version`` ("vLLM 0.6.3", "llama.cpp b4500", "SGLang v0.4.1"): the
     engine named nearest before position ``near`` (the headline figure), else the first after it.
-    llama.cpp's own flags and tools (``--n-cpu-moe``, ``-ngl``, ``llama-bench``) name it too."""
+    llama.cpp's own tools (``llama-server``, ``llama-bench``) name it too. Of several, the one that
+    belongs to the headline figure (:func:`_pick`)."""
     out: dict[str, Hit] = {}
     hits: list[Hit] = []
     for name, rx in _ENGINES:
         for m in re.finditer(rx, t, re.I):
             if not any(h[1] <= m.start() < h[2] for h in hits):
                 hits.append((name, m.start(), m.end()))
-    if not hits:
-        m = re.search(r"--n-cpu-moe|--n-gpu-layers|(?<![\w-])-ngl\b|--override-tensor|\bgguf\b.{0,40}\bserved\b", t, re.I)
-        if m:
-            hits.append(("llama.cpp", m.start(), m.end()))
-    before = [h for h in hits if near is not None and h[1] < near]
-    pick = max(before, key=lambda h: h[1]) if before else (min(hits, key=lambda h: h[1]) if hits else None)
+    pick = _pick(hits, near, figures) if hits else None
+    if pick is None and hits:
+        pick = min(hits, key=lambda h: h[1])
     if pick is not None:
         out["engine"] = pick
         v = re.match(r"\s*(?:==|version\s*|@\s*|\()?\s*(v?\d+\.\d+(?:\.\d+)?(?:[\w.+\-]*\w)?|b\d{3,5})\b",
