@@ -504,8 +504,10 @@ def parse_claim(text: str) -> Claim:
             f["gpu_memory_gb"], src["gpu_memory_gb"] = mem[0], t[mem[1]:mem[2]]
 
     # --- precision, engine, lengths, options, footprints
-    eng = engine_words(t, near=head.span[0], figures=[fig.span for fig in figs])
-    for key, hit in {**precision_words(t, near=head.span[0], figures=[fig.span for fig in figs]), **eng}.items():
+    spans_ = [fig.span for fig in figs]
+    chains = [(i, i + 1) for i in range(len(figs) - 1) if figs[i].before_change]
+    eng = engine_words(t, near=head.span[0], figures=spans_, chains=chains)
+    for key, hit in {**precision_words(t, near=head.span[0], figures=spans_, chains=chains), **eng}.items():
         if key == "kv_cache_dtype":
             foot[key] = hit
             notes.append(f"{t[hit[1]:hit[2]]!r} is the KV cache's format, not the weights'")

@@ -182,6 +182,9 @@ def _qualifier(t: str, start: int, end: int, post: str | None) -> str | None:
     for name, rx in QUALIFIER_BEFORE:
         if re.search(rf"(?:{rx})\s*$", before, re.I):
             return name
+    # "a peak output throughput of only 393", "最高吞吐 522": the stress word a few words before
+    if re.search(r"(?:\bpeak|\brecord|最高|峰值)[^0-9,;.，；。]{0,30}$", t[max(0, start - 40):start], re.I):
+        return "up_to"
     after = t[end:end + 4]
     if post:
         for name, rx in QUALIFIER_AFTER:
@@ -431,7 +434,10 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
                 break
     for prev, f in zip(figs, figs[1:]):
         between = t[prev.span[1]:f.span[0]]
-        parallel = prev.unit == f.unit and re.fullmatch(r"\s*(?:,|and|or|vs\.?|versus|/|和|与|或)\s*", between, re.I)
+        parallel = prev.unit == f.unit and (
+            re.fullmatch(r"\s*(?:,|and|or|vs\.?|versus|/|和|与|或)\s*", between, re.I)
+            or (f.metric is None and prev.metric is not None and re.search(r"(?:\band|,|和)\s*$", between)
+                and not re.search(r"[.;。；]", between)))
         if prev.before_change or parallel:  # "from X to Y", "X vs. Y": the same quantity
             for a, b in ((f, prev), (prev, f)):
                 a.metric = a.metric or b.metric
