@@ -167,7 +167,13 @@ def version_suffix(matched: str, canonical: str, aliases: Iterable[str] = ()) ->
     → ``"Instruct-2507"``; ``"DeepSeek-R1-0528"`` → ``"0528"``), or None. The canonical name is
     tried first, then the longest alias that the match extends."""
     low = re.sub(r"[^a-z0-9]", "", matched.lower())
-    for name in [canonical, *sorted(aliases, key=len, reverse=True)]:
+    canon = re.sub(r"[^a-z0-9]", "", canonical.lower())
+    if low == canon:
+        return None
+    # aliases the canonical name extends ("Qwen3 30B" of "Qwen3-30B-A3B") are no base for a version
+    names = [canonical, *sorted((a for a in aliases
+                                 if not canon.startswith(re.sub(r"[^a-z0-9]", "", a.lower()))), key=len, reverse=True)]
+    for name in names:
         target = re.sub(r"[^a-z0-9]", "", name.lower())
         if not target or not low.startswith(target) or low == target:
             continue
