@@ -2,7 +2,9 @@
 # The whole test suite, from a fresh clone: a virtualenv with tokcheck and its test extras,
 # Debian's chromium for the report's browser check (when apt is at hand), then pytest.
 # The end-to-end tests provision vLLM for the CPU in its own cached virtualenv themselves
-# (~/.cache/tokcheck, about 2 minutes and 3.5 GB the first time).
+# (~/.cache/tokcheck, about 2 minutes and 3.5 GB the first time), and llama.cpp in another
+# (llama-cpp-python compiled here with cmake and the C/C++ compiler: about 6-12 minutes on two
+# cores the first time, 170 MB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -15,6 +17,12 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &
   echo "== installing Debian's chromium for the report's browser check"
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
     || echo "   (chromium could not be installed; the browser check will fail)"
+fi
+if ! command -v g++ >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  # llama-cpp-python compiles llama.cpp (cmake and ninja come from PyPI when absent).
+  echo "== installing Debian's C/C++ compiler for the llama.cpp build"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++ >/dev/null) \
+    || echo "   (g++ could not be installed; the llama.cpp tests will fail to build it)"
 fi
 # pytest's exit 5 (no tests collected) is a failure here, as is every other non-zero exit.
 exec .venv/bin/python -m pytest "$@"

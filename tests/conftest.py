@@ -43,3 +43,16 @@ def tiny_llama(vllm_python):
     from tokcheck.engines.tinymodel import build_tiny_llama
 
     return build_tiny_llama(python=vllm_python)
+
+
+@pytest.fixture(scope="session")
+def llama_python(request: pytest.FixtureRequest):
+    """Python of the cached llama.cpp environment (llama-cpp-python compiled here), provisioned
+    on first use (about 6–12 minutes on 2 cores the first time: it compiles llama.cpp, then
+    checks a quantized decode; then instant). The first build's progress is shown even though
+    pytest captures output."""
+    from tokcheck.engines.llama_cpp import ensure_llama_cpp
+
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled():
+        return ensure_llama_cpp()

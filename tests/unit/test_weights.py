@@ -68,13 +68,27 @@ def test_gptq_style_checkpoint_is_quantized(tmp_path):
     assert r.method == "gptq/awq (packed int4)"
 
 
-def test_quantization_config_alone_means_quantized(tmp_path):
+def test_quantization_config_over_16_bit_tensors_is_inconsistent(tmp_path):
+    """AWQ checkpoints store packed int32 ``qweight`` tensors (AutoAWQ): a config declaring AWQ
+    over F16 tensors contradicts its weights — neither full precision nor AWQ."""
     cfg = {"architectures": ["X"], "quantization_config": {"quant_method": "awq", "bits": 4,
                                                             "group_size": 128}}
     d = write_model(tmp_path / "m", {"w": np.zeros((4, 4), np.float16)}, config=cfg)
     r = audit_model_dir(d)
-    assert r.full_precision is False and r.method == "awq"
+    assert r.full_precision is None and r.verdict == "inconsistent" and r.consistent is False
+    assert r.method is None
     assert "quant_method=awq, bits=4, group_size=128" in r.reasons[0]
+
+
+def test_a_config_that_quantizes_while_loading_is_quantized_over_16_bit_tensors(tmp_path):
+    """bitsandbytes quantizes 16-bit weights as it loads them (``load_in_4bit``): the config
+    alone makes the served model quantized."""
+    cfg = {"architectures": ["X"], "quantization_config": {"quant_method": "bitsandbytes",
+                                                            "load_in_4bit": True}}
+    d = write_model(tmp_path / "m", {"w": np.zeros((4, 4), np.float16)}, config=cfg)
+    r = audit_model_dir(d)
+    assert r.full_precision is False and r.method == "bitsandbytes"
+    assert r.consistent is True
 
 
 def test_name_artifacts_and_mixed_formats_are_flagged(tmp_path):
@@ -161,9 +175,10 @@ TGI_START = "2026-11-30T03:00:00Z  INFO text_generation_launcher: Args { model_i
 def test_other_engines_logs_are_searched_for_method_names():
     r = audit_server_log(SGLANG_START + "INFO Using W8A8 quantization kernels\n")
     assert r.full_precision is False and r.method == "w8a8"
+    # llama.cpp's own lines are read by its engine's parser: the file type names the method.
     r = audit_server_log("llama_model_loader: loaded meta data\nprint_info: file type = Q4_K - "
                          "Medium\nprint_info: quantization = gguf\n")
-    assert r.full_precision is False and r.method == "gguf"
+    assert r.full_precision is False and r.method == "Q4_K_M"
     r = audit_server_log(TGI_START + "INFO server started\n")
     assert r.full_precision is None and r.verdict == "unknown"
 

@@ -198,3 +198,155 @@ def quality_live(url_a: str, model_a: str, url_b: str, model_b: str, *,
     out.update({"mode": "live", "reference": f"{model_a} @ {url_a}", "candidate": f"{model_b} @ {url_b}",
                 "max_tokens": max_tokens, "warnings": []})
     return out
+
+
+# ----------------------------------------------------------------------------- by text (any engine)
+#
+# For servers that take no token-id prompts and return tokens as text (llama.cpp): greedy
+# outputs are compared token by token as the server's token strings, and the candidate's
+# log-probabilities of the reference's tokens come from teacher forcing, one request per
+# position: prompt = prompt text + the reference's first i tokens, max_tokens 1, the reference
+# token forced with ``logit_bias`` +100, ``logprobs`` 1 — the logprob the server reports is
+# computed before the bias (llama.cpp; checked: same model, max |Δ| 2e-4 against its own greedy
+# logprobs). ``echo`` is not used: llama-cpp-python 0.3.36 scores prompt token i with the
+# distribution *after* it (``docs/engines.md``).
+
+#: Prompts for the comparison by text: each ends in a word, so the text of a generated token
+#: appended to it tokenizes as that token (a prompt ending in spaces or a newline merges with it).
+TEXT_PROMPTS = (
+    "def fibonacci(n): return the number",
+    "The three most important facts about memory bandwidth are",
+    "import os\nimport sys\n\ndef main(argv): return",
+    "Explain continuous batching in one paragraph for the reader",
+    "class LRUCache: def get(self, key): return self",
+    "Translate to French the sentence about the weather",
+    "for i in range(10): if i is even then print the value",
+    "A list of prime numbers and their sum is",
+)
+
+
+@dataclass
+class GreedyOutput:
+    """One prompt's greedy output from a server: ``tokens`` (the server's token strings, in
+    order) and ``logprobs`` (natural log, one per token; None where the server sent none)."""
+
+    prompt: str
+    tokens: list[str]
+    logprobs: list[float] | None
+
+    @property
+    def text(self) -> str:
+        return "".join(self.tokens)
+
+
+def _completion(client, url: str, body: dict) -> dict:
+    r = client.post(f"{url}/v1/completions", json=body)
+    if r.status_code != 200:
+        raise TokcheckError(f"{url}/v1/completions answered HTTP {r.status_code}: "
+                            f"{' '.join(r.text.split())[:200]}")
+    return r.json()["choices"][0]
+
+
+def _with_bias(extra: dict, bias: dict[str, float]) -> dict:
+    body = dict(extra)
+    body["logit_bias"] = {**(extra.get("logit_bias") or {}), **bias}
+    return body
+
+
+def greedy_outputs(url: str, model: str, *, prompts: tuple[str, ...] = TEXT_PROMPTS,
+                   max_tokens: int = 64, extra: dict | None = None,
+                   timeout_s: float = 120.0) -> list[GreedyOutput]:
+    """Greedy outputs (temperature 0, exactly ``max_tokens`` tokens: ``min_tokens`` =
+    ``max_tokens``, with ``extra`` — the engine's fields, e.g. llama.cpp's end-of-generation
+    ``logit_bias``) of ``prompts`` from the server at ``url``, with the logprob of each token.
+
+    Raises:
+        TokcheckError: a request fails, or the server returns no token strings.
+    """
+    import httpx
+
+    url = url.rstrip("/")
+    out = []
+    with httpx.Client(timeout=timeout_s, trust_env=False) as client:
+        for text in prompts:
+            body = {"model": model, "prompt": text, "max_tokens": max_tokens,
+                    "min_tokens": max_tokens, "temperature": 0, "logprobs": 1, "stream": False,
+                    **(extra or {})}
+            ch = _completion(client, url, body)
+            lp = ch.get("logprobs") or {}
+            tokens = lp.get("tokens")
+            if not tokens:
+                raise TokcheckError(f"{url} returned no logprobs tokens: cannot compare tokens")
+            lps = lp.get("token_logprobs")
+            out.append(GreedyOutput(text, list(tokens),
+                                    [float(x) for x in lps] if lps and None not in lps else None))
+    return out
+
+
+def forced_logprobs(url: str, model: str, ref: list[GreedyOutput], tokenizer: str | Path, *,
+                    extra: dict | None = None,
+                    timeout_s: float = 120.0) -> list[list[float | None] | None]:
+    """The logprobs the server at ``url`` gives the reference's tokens, by teacher forcing (see
+    above); ``tokenizer`` (the model's ``tokenizer.json`` or its folder) gives each reference
+    token's id. Per prompt a list (None at a position where the server's token differs from
+    the reference's: the prompt text tokenized otherwise), or None for a prompt whose output
+    does not re-tokenize to the same tokens.
+
+    Raises:
+        TokcheckError: a request fails or no tokenizer is found.
+    """
+    import httpx
+
+    tok = _load_tokenizer(tokenizer)
+    url = url.rstrip("/")
+    out: list[list[float | None] | None] = []
+    with httpx.Client(timeout=timeout_s, trust_env=False) as client:
+        for g in ref:
+            enc = tok.encode(g.text, add_special_tokens=False)
+            if [tok.decode([i]) for i in enc.ids] != g.tokens:
+                out.append(None)
+                continue
+            lps: list[float | None] = []
+            prefix = g.prompt
+            for tid, piece in zip(enc.ids, g.tokens):
+                body = {"model": model, "prompt": prefix, "max_tokens": 1, "temperature": 0,
+                        "logprobs": 1, "stream": False,
+                        **_with_bias(extra or {}, {str(tid): 100})}
+                ch = _completion(client, url, body)
+                lp = ch.get("logprobs") or {}
+                got = (lp.get("tokens") or [None])[0]
+                value = (lp.get("token_logprobs") or [None])[0]
+                lps.append(float(value) if got == piece and value is not None else None)
+                prefix += piece
+            out.append(lps)
+    return out
+
+
+def compare_greedy(ref: list[GreedyOutput], cand: list[GreedyOutput],
+                   cand_forced: list[list[float | None] | None] | None = None) -> dict[str, Any]:
+    """Token agreement and first divergence of ``cand``'s greedy outputs against ``ref``'s
+    (same prompts, in order), and — with ``cand_forced`` (:func:`forced_logprobs`) — the mean
+    log-probability difference ``logprob_ref − logprob_cand`` of the reference's tokens, signed
+    (:func:`summarize`) and absolute (``mean_abs_logprob_diff``: how far the distribution moved
+    either way). Pure.
+
+    Raises:
+        TokcheckError: the two lists are not of the same prompts.
+    """
+    if [g.prompt for g in ref] != [g.prompt for g in cand]:
+        raise TokcheckError("the two sets of greedy outputs are not of the same prompts")
+    items, abs_diffs = [], []
+    for i, (a, b) in enumerate(zip(ref, cand)):
+        first, agree = token_agreement(a.tokens, b.tokens)
+        diff = None
+        forced = cand_forced[i] if cand_forced is not None else None
+        if forced is not None and a.logprobs is not None:
+            pairs = [(x, y) for x, y in zip(a.logprobs, forced) if y is not None]
+            if pairs:
+                diff = statistics.fmean(x - y for x, y in pairs)
+                abs_diffs.append(statistics.fmean(abs(x - y) for x, y in pairs))
+        items.append(PromptQuality(i, len(a.tokens), len(b.tokens), first, agree, diff))
+    out = summarize(items)
+    out["mean_abs_logprob_diff"] = statistics.fmean(abs_diffs) if abs_diffs else None
+    out["mode"] = "text"
+    return out

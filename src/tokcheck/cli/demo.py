@@ -1,8 +1,16 @@
-"""``tokcheck demo [--out DIR]``: the guide's learning path on any machine, end to end.
+"""``tokcheck demo [--engine vllm|llama.cpp] [--out DIR]``: the guide's learning path on any
+machine, end to end.
 
-Provision vLLM for the CPU, build the tiny Llama in full precision, inspect its weights, serve
-it in BF16, measure a single request and then a few concurrency levels, print the record, stop
-the server. Every step prints what it does; the first install takes minutes.
+vLLM (default): provision vLLM for the CPU, build the tiny Llama in full precision, inspect its
+weights, serve it in BF16, measure a single request and then a few concurrency levels, print the
+record, stop the server.
+
+llama.cpp: the practice step "load the same model quantized and measure speed, memory and
+quality again" for real — the tiny Llama as GGUF F16, Q8_0 and Q4_K_M (llama.cpp's own
+quantizer), each served in turn and measured side by side (:mod:`tokcheck.flows.precisions`),
+in one table in the terminal, as ``--json`` rows and in an HTML report.
+
+Every step prints what it does; the first install takes minutes.
 """
 
 from __future__ import annotations
@@ -15,27 +23,72 @@ from tokcheck.core.units import parse_count_list
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "demo",
-        help="the learning path: tiny model in BF16 on vLLM (CPU), inspect, bench, record",
-        description="Provision vLLM for the CPU (first time: minutes), build a tiny Llama with "
-                    "random BF16 weights and a locally trained tokenizer, inspect it, serve it, "
-                    "bench a single request and a few concurrency levels, print the record "
-                    "and stop the server. Run directories go under --out.")
+        help="the learning path: tiny model on vLLM (BF16) or llama.cpp (F16 vs Q8_0 vs Q4_K_M)",
+        description="vLLM (default): provision vLLM for the CPU (first time: minutes), build a "
+                    "tiny Llama with random BF16 weights and a locally trained tokenizer, "
+                    "inspect it, serve it, bench a single request and a few concurrency levels, "
+                    "print the record and stop the server. --engine llama.cpp: the same model "
+                    "as GGUF F16, Q8_0 and Q4_K_M (quantized by llama.cpp itself), served in "
+                    "turn, with file size, peak memory, TTFT, generation tok/s, throughput and "
+                    "quality against F16 side by side (first time: llama.cpp is compiled, about "
+                    "6 to 14 minutes on 2 cores). Run directories go under --out.")
+    p.add_argument("--engine", default="vllm", type=_demo_engine, metavar="NAME",
+                   help="vllm (default) or llama.cpp")
     p.add_argument("--out", help="folder for the run directories (default "
                                  "runs/demo-<UTC time>)")
     p.add_argument("--input-len", type=int, default=256, help="prompt tokens (default 256)")
     p.add_argument("--output-len", type=int, default=128, help="output tokens (default 128)")
-    p.add_argument("--concurrency", type=lambda t: parse_count_list(t, "--concurrency"), default=[2, 4, 8],
-                   help="concurrency levels after the single request (default 2,4,8)")
+    p.add_argument("--concurrency", type=lambda t: parse_count_list(t, "--concurrency"), default=None,
+                   help="concurrency levels after the single request (default 2,4,8; "
+                        "llama.cpp: one level, default 4)")
     p.add_argument("--rounds", type=int, default=3, help="rounds per level (default 3)")
     p.add_argument("--python", metavar="PATH",
-                   help="an environment with vLLM (default: the cached vLLM for the CPU)")
+                   help="the engine's environment (default: its cached one — vLLM for the CPU, "
+                        "or llama.cpp compiled here)")
+    p.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="llama.cpp: CPU threads of the server (default 1: on a small shared "
+                        "machine one thread is faster and steadier than two for a tiny model)")
+    p.add_argument("--quality-tokens", type=int, default=64, metavar="N",
+                   help="llama.cpp: greedy tokens per quality prompt (default 64)")
+    p.add_argument("--json", action="store_true",
+                   help="llama.cpp: print the comparison as JSON (rows: precision, file_bytes, "
+                        "peak_rss_bytes, ttft_ms, generation_tok_s, output_throughput_tok_s, "
+                        "token_agreement, …)")
     p.add_argument("--compile", action="store_true",
                    help="let vLLM compile (torch.compile) instead of --enforce-eager: a slower "
                         "start-up (about 55 s instead of 35 s here)")
     p.set_defaults(func=run)
 
 
+def _demo_engine(text: str) -> str:
+    """``--engine`` of the demo: a registered engine the demo has a path for.
+
+    Raises:
+        TokcheckError: another engine (one line).
+    """
+    from tokcheck.engines.registry import engine_name
+    from tokcheck.errors import TokcheckError
+
+    name = engine_name(text)
+    if name not in ("vllm", "llama.cpp"):
+        raise TokcheckError(f"the demo runs on vllm or llama.cpp, not {name}")
+    return name
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.engine == "llama.cpp":
+        return run_llama_cpp(args)
+    if args.json:
+        from tokcheck.errors import TokcheckError
+
+        raise TokcheckError("--json is the llama.cpp demo's (--engine llama.cpp); the vLLM demo "
+                            "writes its record to the run directories")
+    if args.concurrency is None:
+        args.concurrency = [2, 4, 8]
+    return run_vllm(args)
+
+
+def run_vllm(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from rich.console import Console
@@ -151,6 +204,153 @@ def print_record(console, runs, conditions: dict, args) -> None:
                   highlight=False)
     for name, summary in runs:
         console.print(f"run directory ({name}): {summary.run_dir}", highlight=False)
-    console.print("Next steps of the learning path: the same model quantized "
-                  "(tokcheck serve --quantization …), other --max-model-len and concurrency "
-                  "levels, and compare the records.", highlight=False)
+    console.print("Next steps of the learning path: the same model really quantized — "
+                  "`tokcheck demo --engine llama.cpp` serves it as GGUF F16, Q8_0 and Q4_K_M "
+                  "(vLLM for the CPU cannot serve FP8) and compares file size, memory, speed "
+                  "and quality side by side; then other --max-model-len and concurrency "
+                  "levels, and `tokcheck compare` of the records.", highlight=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# llama.cpp: F16 vs Q8_0 vs Q4_K_M
+
+
+def run_llama_cpp(args: argparse.Namespace) -> int:
+    import json
+    import time
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from tokcheck.cli.serve import print_engine_report
+    from tokcheck.engines.lifecycle import engine_python
+    from tokcheck.engines.registry import get_engine
+    from tokcheck.engines.tinymodel import build_tiny_llama
+    from tokcheck.errors import TokcheckError
+    from tokcheck.flows.precisions import check_rows, compare_precisions, meaning
+    from tokcheck.record.store import load_runs
+    from tokcheck.report import render_html
+
+    if args.compile:
+        raise TokcheckError("--compile is vLLM's (llama.cpp compiles nothing at start-up)")
+    concurrency = args.concurrency or [4]
+    if len(concurrency) != 1:
+        raise TokcheckError("--concurrency: the llama.cpp demo measures one level (e.g. 4)")
+    out = Path(args.out or time.strftime("runs/demo-llama-%Y%m%d-%H%M%S", time.gmtime()))
+    if out.exists() and any(out.iterdir()):
+        raise TokcheckError(f"{out} is not empty: choose another --out")
+    # With --json the terminal gets the JSON alone; the steps go to stderr.
+    console = Console(stderr=args.json)
+
+    def say(line: str) -> None:
+        console.print(line, highlight=False, markup=False)
+
+    engine = get_engine("llama.cpp")
+    console.rule("1/4  llama.cpp, compiled here, in its own cached environment")
+    python = Path(engine_python(args.python)) if args.python else engine.provision(progress=say)
+    say(f"engine python: {python}")
+
+    console.rule("2/4  The tiny Llama, then GGUF F16 (tokcheck) → Q8_0, Q4_K_M (llama.cpp)")
+    model = build_tiny_llama(progress=say)
+    say(f"model: {model}")
+
+    console.rule("3/4  Serve each file in turn: same settings, same prompts, same lengths")
+
+    def on_server(prec: str, server) -> None:
+        if not args.json:
+            print_engine_report(server.engine_report, console)
+
+    comp = compare_precisions(model, out, python=python, input_len=args.input_len,
+                              output_len=args.output_len, concurrency=concurrency[0],
+                              rounds=args.rounds, threads=args.threads,
+                              quality_tokens=args.quality_tokens, progress=say,
+                              on_server=on_server)
+    check_rows(comp.rows, args.input_len)
+
+    console.rule("4/4  Side by side")
+    runs = load_runs([d for r in comp.rows for d in r.run_dirs.values()])
+    report = out / "report.html"
+    report.write_text(render_html(runs, title="tokcheck demo: the tiny Llama in F16, Q8_0 and "
+                                              "Q4_K_M on llama.cpp",
+                                  sections=[("F16 vs Q8_0 vs Q4_K_M", precision_html(comp))]))
+    comp.report = str(report)
+    (out / "comparison.json").write_text(json.dumps(comp.to_dict(), indent=2))
+    if args.json:
+        print(json.dumps(comp.to_dict(), indent=2))
+        return 0
+    print_comparison(console, comp)
+    console.print(f"HTML report: {report}   JSON: {out / 'comparison.json'}", highlight=False)
+    for r in comp.rows:
+        console.print(f"run directories ({r.precision}): {', '.join(r.run_dirs.values())}",
+                      highlight=False)
+    for line in meaning():
+        console.print(f"  • {line}", highlight=False)
+    return 0
+
+
+def _fmt(v, digits: int = 1) -> str:
+    if v is None:
+        return "n/a"
+    return f"{v:,.{digits}f}"
+
+
+def comparison_rows(comp, long: bool = False) -> tuple[list[str], list[list[str]]]:
+    """The side-by-side table as text: column titles (short for the terminal, ``long`` for the
+    HTML report) and one row per precision."""
+    c = comp.settings["concurrency"]
+    if long:
+        cols = ["precision", "file MiB (bytes read per token)", "bits per weight",
+                "peak RSS MiB", "TTFT ms", "generation tok/s (client)",
+                "decode tok/s (llama.cpp's own)", f"output tok/s at concurrency {c}",
+                "token agreement with F16", "first divergence (median)",
+                "mean |Δlogprob| (nats)"]
+    else:
+        cols = ["", "MiB", "bpw", "RSS MiB", "TTFT ms", "tok/s", "engine", f"c={c} tok/s",
+                "agree", "1st div", "|Δlp|"]
+    rows = []
+    for r in comp.rows:
+        rows.append([r.precision, _fmt(r.file_bytes / 2**20, 2), _fmt(r.bits_per_weight, 2),
+                     _fmt(r.peak_rss_bytes / 2**20 if r.peak_rss_bytes else None),
+                     _fmt(r.ttft_ms, 2), _fmt(r.generation_tok_s, 0),
+                     _fmt(r.engine_decode_tok_s, 0), _fmt(r.output_throughput_tok_s, 0),
+                     _fmt(r.token_agreement, 3),
+                     "none" if r.first_divergence is None else _fmt(r.first_divergence, 0),
+                     _fmt(r.mean_abs_logprob_diff, 4)])
+    return cols, rows
+
+
+def print_comparison(console, comp) -> None:
+    from rich.table import Table
+
+    s = comp.settings
+    cols, rows = comparison_rows(comp)
+    t = Table(title=f"the tiny Llama on llama.cpp, {s['threads']} thread(s): {s['input_len']} "
+                    f"tokens in / {s['output_len']} out; quality: {s['quality_prompts']} "
+                    f"prompts × {s['quality_tokens']} greedy tokens against F16",
+              show_edge=False, padding=(0, 1))
+    for c in cols:
+        t.add_column(c, justify="left" if not c else "right", no_wrap=True)
+    for row in rows:
+        t.add_row(*row)
+    console.print(t)
+    console.print("MiB: file size (= bytes read per token); bpw: bits per weight; RSS: the "
+                  "server's peak resident memory; tok/s: generation tok/s of one stream "
+                  "(1/TPOT), engine: llama.cpp's own decode speed; agree / 1st div / |Δlp|: "
+                  "greedy tokens against F16.", highlight=False)
+    for line in comp.explanation:
+        console.print(line, highlight=False)
+
+
+def precision_html(comp) -> str:
+    """The side-by-side table, what it means and how closely speed followed bytes, as HTML."""
+    import html
+
+    from tokcheck.flows.precisions import meaning
+
+    cols, rows = comparison_rows(comp, long=True)
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    body = "".join("<tr>" + "".join(f'<td class="num">{html.escape(v)}</td>' for v in row)
+                   + "</tr>" for row in rows)
+    notes = "".join(f"<p>{html.escape(line)}</p>" for line in comp.explanation)
+    meaning_html = "".join(f"<li>{html.escape(x)}</li>" for x in meaning())
+    return f"<table><tr>{head}</tr>{body}</table>{notes}<ul>{meaning_html}</ul>"

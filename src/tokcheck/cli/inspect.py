@@ -12,10 +12,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="audit a model directory (and/or a server log): full precision or quantized?",
         description="Read config.json, every safetensors header and GGUF tensor type (no tensor "
                     "is loaded), flag quantization artifacts, and say whether the weights are full "
-                    "precision (BF16/FP16/FP32) or quantized, with the reasons. With --server-log, "
-                    "also read what the engine says it loaded.")
+                    "precision (BF16/FP16/FP32) or quantized, with the reasons (GGUF: the file "
+                    "type, bits per weight and tensor types); what is declared is checked "
+                    "against what is stored. With --server-log, also read what the engine says "
+                    "it loaded.")
     p.add_argument("model_dir", nargs="?", help="model directory (or one .safetensors/.gguf file)")
-    p.add_argument("--server-log", metavar="FILE", help="an engine's start-up log (vLLM)")
+    p.add_argument("--server-log", metavar="FILE",
+                   help="an engine's start-up log (vLLM, llama.cpp, SGLang; others by the "
+                        "names of quantization methods)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)
 

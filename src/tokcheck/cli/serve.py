@@ -1,4 +1,5 @@
-"""``tokcheck serve --engine vllm --model DIR [options] [-- ENGINE ARGS]``: runs until Ctrl-C."""
+"""``tokcheck serve --engine vllm|llama.cpp --model DIR|FILE.gguf [options] [-- ENGINE ARGS]``:
+runs until Ctrl-C."""
 
 from __future__ import annotations
 
@@ -8,11 +9,14 @@ import argparse
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "serve",
-        help="start an OpenAI-compatible engine (vLLM) with explicit precision; Ctrl-C stops it",
+        help="start an OpenAI-compatible engine (vLLM, llama.cpp) with explicit settings; "
+             "Ctrl-C stops it",
         description="Start the engine (default vLLM) without a shell, in its own environment, "
-                    "with an explicit --dtype; keep its log; wait until it is ready (vLLM: "
-                    "/health); print what it says it loaded; stop it cleanly on Ctrl-C. "
-                    "Arguments after `--` go to the engine unchanged.")
+                    "with explicit settings (vLLM: --dtype; llama.cpp: a GGUF file, whose "
+                    "tensor types are its precision, with --max-model-len, --threads and "
+                    "--batch-size); keep its log; wait until it is ready (vLLM: /health; "
+                    "llama.cpp: /v1/models); print what it says it loaded; stop it cleanly on "
+                    "Ctrl-C. Arguments after `--` go to the engine unchanged.")
     add_serve_options(p)
     p.add_argument("--model", required=True,
                    help="model directory (config.json + weights; a model file for GGUF engines)")
@@ -44,9 +48,11 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kv-cache-space-gib", type=float, default=1.0,
                    help="vLLM CPU backend only: GiB of RAM for the KV cache (default 1)")
     p.add_argument("--threads", type=int, metavar="N",
-                   help="CPU threads, for engines that take them (not vLLM)")
+                   help="CPU threads, for engines that take them (llama.cpp; default half "
+                        "the cores; not vLLM)")
     p.add_argument("--batch-size", type=int, metavar="TOKENS",
-                   help="prompt-processing batch in tokens, for engines that take it (not vLLM)")
+                   help="prompt-processing batch in tokens, for engines that take it "
+                        "(llama.cpp's n_batch, default 512; not vLLM)")
     p.add_argument("--startup-timeout-s", type=float, default=600.0,
                    help="give up if the engine is not ready (vLLM: /health is not 200) after "
                         "this many seconds (default 600)")
@@ -83,7 +89,7 @@ def config_from_args(args: argparse.Namespace, **override):
 
 def print_engine_report(report, console=None) -> None:
     """The :class:`~tokcheck.engines.base.EngineReport` as a table ("n/a" where the log is
-    silent)."""
+    silent about a field every engine has; other fields only where stated)."""
     from rich.console import Console
     from rich.table import Table
 
@@ -113,7 +119,13 @@ def print_engine_report(report, console=None) -> None:
                                  ("bits per weight", report.bits_per_weight),
                                  ("threads", report.threads), ("batch size", report.batch_size),
                                  ("layers offloaded", offloaded)) if v is not None]
+    # Always shown, "n/a" when the log is silent; the rest only where the engine states them
+    # (llama.cpp has no speculative decoding, CUDA graphs or tensor parallel setting to state).
+    always = {"engine", "device", "model", "dtype", "quantization", "kv_cache_dtype",
+              "max_seq_len", "KV cache"}
     for k, v in rows:
+        if v is None and k not in always:
+            continue
         t.add_row(k, "n/a (not in the log)" if v is None else str(v))
     console.print(t)
 

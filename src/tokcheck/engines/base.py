@@ -121,6 +121,7 @@ class EngineReport:
     non_default_args: dict | None = None
     file_type: str | None = None  # GGUF engines: the file's type, e.g. "Q4_K - Medium"
     bits_per_weight: float | None = None  # GGUF engines
+    tensor_types: dict[str, int] | None = None  # GGUF engines: {"Q4_K": 24, "F32": 9}
     threads: int | None = None  # CPU threads the engine uses
     batch_size: int | None = None  # prompt-processing batch (tokens)
     layers_offloaded: int | None = None  # layers on the GPU (llama.cpp -ngl)
@@ -294,6 +295,21 @@ class Engine(ABC):
         a model it cannot load, a port in use, …), from its log; None when the log shows no
         cause (the lifecycle then quotes the log's last line)."""
         return None
+
+    def complete_report(self, report: EngineReport, argv: list[str],
+                        installed: Installed) -> EngineReport:
+        """Fill what the start-up log does not state but the start does: the engine's version
+        from :meth:`probe` (default), and whatever the command line fixes (llama.cpp's threads).
+        Returns ``report``, completed in place (pure)."""
+        if report.version is None:
+            report.version = installed.version
+        return report
+
+    def request_fields(self, report: EngineReport, log_text: str) -> dict[str, Any]:
+        """JSON fields every benchmark or quality request to this running engine carries beyond
+        the OpenAI ones bench sends (llama.cpp: ``repeat_penalty`` 1.0 and a ``logit_bias``
+        that keeps its end-of-generation tokens out, for exact output lengths). Default: none."""
+        return {}
 
     def ready_line(self, report: EngineReport) -> str:
         """What the lifecycle says of the loaded engine once ready (after the name and URL)."""

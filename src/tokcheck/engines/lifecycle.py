@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from tokcheck.engines.base import Engine, EngineReport, Progress, ServeSettings
-from tokcheck.engines.process import (GroupReaper, die_with_parent, free_port, port_taken,
-                                      stop_process_group)
+from tokcheck.engines.process import (GroupReaper, die_with_parent, free_port,
+                                      group_peak_rss_bytes, port_taken, stop_process_group)
 from tokcheck.engines.registry import get_engine
 from tokcheck.errors import TokcheckError
 
@@ -55,6 +55,12 @@ class RunningServer:
     process: subprocess.Popen
     engine: Engine
     notes: dict[str, Any] = field(default_factory=dict)  # Engine.serve_notes
+    request_fields: dict[str, Any] = field(default_factory=dict)  # Engine.request_fields
+
+    def peak_rss_bytes(self) -> int | None:
+        """Peak resident memory of the engine's processes so far (bytes; Linux ``VmHWM`` summed
+        over its process group), None where ``/proc`` cannot say."""
+        return group_peak_rss_bytes(self.process.pid)
 
     @property
     def pid(self) -> int:
@@ -152,13 +158,29 @@ def _wait_ready(engine: Engine, proc: subprocess.Popen, url: str, log_path: Path
             time.sleep(POLL_S)
 
 
+def engine_python(given: str | Path) -> str:
+    """``--python`` as the engine gets it: absolute (a relative path is taken from the current
+    folder, and stays right in run.json and the engine's own child processes).
+
+    Raises:
+        TokcheckError: no such file, a folder, or a file that is not executable (one line, with
+            the path as given).
+    """
+    p = Path(given).expanduser()
+    if not p.exists():
+        raise TokcheckError(f"engine python {given} does not exist")
+    if p.is_dir():
+        raise TokcheckError(f"engine python {given} is a folder: give the interpreter, e.g. "
+                            f"{Path(given) / 'bin' / 'python'}")
+    if not os.access(p, os.X_OK):
+        raise TokcheckError(f"engine python {given} is not executable")
+    return str(p.absolute())
+
+
 def _python(engine: Engine, settings: ServeSettings, progress: Progress) -> str:
     if settings.python is None:
         return str(engine.provision(progress=progress))
-    python = str(Path(settings.python).expanduser())
-    if not Path(python).exists():
-        raise TokcheckError(f"engine python {python} does not exist")
-    return python
+    return engine_python(settings.python)
 
 
 def _port(settings: ServeSettings) -> int:
@@ -236,12 +258,14 @@ def serve(settings: ServeSettings, *, engine: str | Engine | None = None,
             progress("Stopping the server …")
             raise
         stop_timeout_s = settings.stop_timeout_s
-        report = eng.parse_startup_log(log_path.read_text(errors="replace"))
+        log_text = log_path.read_text(errors="replace")
+        report = eng.complete_report(eng.parse_startup_log(log_text), argv, installed)
         progress(f"{eng.display_name} {report.version} ready at {url} after {startup_s:.0f} s "
                  f"({eng.ready_line(report)})")
         server = RunningServer(url=url, engine_report=report, log_path=log_path, argv=argv,
                                settings=run_settings, startup_s=startup_s, process=proc,
-                               engine=eng, notes=notes)
+                               engine=eng, notes=notes,
+                               request_fields=eng.request_fields(report, log_text))
         try:
             yield server
         except KeyboardInterrupt:

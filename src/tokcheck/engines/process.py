@@ -111,6 +111,33 @@ def stop_process_group(proc: subprocess.Popen, timeout_s: float = 20.0) -> None:
             os.killpg(pgid, signal.SIGKILL)
 
 
+def group_peak_rss_bytes(pgid: int) -> int | None:
+    """Σ peak resident memory (``VmHWM`` of ``/proc/<pid>/status``, bytes) of the live
+    processes in process group ``pgid`` — for a one-process engine (llama.cpp's server) its own
+    peak; for several, an upper bound of their peak together. None where ``/proc`` has none
+    (not Linux, or the group is gone)."""
+    total, found = 0, False
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return None
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+            if int(stat.rsplit(")", 1)[1].split()[2]) != pgid:  # field 5: process group
+                continue
+            with open(f"/proc/{pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        total += int(line.split()[1]) * 1024
+                        found = True
+                        break
+        except (OSError, ValueError, IndexError):
+            continue
+    return total if found else None
+
+
 class GroupReaper:
     """Starts :mod:`tokcheck.engines.reaper` for process group ``pgid``: it stops the group
     (SIGTERM, SIGKILL after ``grace_s``) when this process dies without doing so. Call

@@ -106,6 +106,8 @@ class VenvRecipe:
     remove: tuple[str, ...] = ()
     remove_why: str = ""
     verify_env: tuple[tuple[str, str], ...] = ()
+    check: Callable[[Path, Progress], dict] | None = None
+    check_what: str = ""
 
     @property
     def venv_name(self) -> str:
@@ -117,19 +119,40 @@ def recipe_venv(recipe: VenvRecipe) -> Path:
     return cache_root() / "venvs" / recipe.venv_name
 
 
-def _verify(python: Path, recipe: VenvRecipe) -> str:
-    """Run the recipe's check in the environment; return the version it prints."""
+def _verify(python: Path, recipe: VenvRecipe) -> tuple[str, dict]:
+    """Run the recipe's check in the environment; return the version it prints (its last line)
+    and the keys of the JSON objects printed on lines before it."""
     res = subprocess.run([str(python), "-c", recipe.verify_code], capture_output=True, text=True,
                          env={**os.environ, **dict(recipe.verify_env)})
     if res.returncode != 0:
         lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
         raise TokcheckError(f"{recipe.label} environment {python.parent.parent} does not import: "
                             f"{lines[-1] if lines else 'exit ' + str(res.returncode)}")
-    found = res.stdout.strip().splitlines()[-1] if res.stdout.strip() else ""
+    lines = res.stdout.strip().splitlines()
+    found = lines[-1].strip() if lines else ""
     if found != recipe.version:
         raise TokcheckError(f"{recipe.label} environment has {recipe.dist} {found!r}, expected "
                             f"{recipe.version}")
-    return found
+    info: dict = {}
+    for line in lines[:-1]:
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            info.update(obj)
+    return found, info
+
+
+def _tree_bytes(folder: Path) -> int:
+    total = 0
+    for root, _dirs, files in os.walk(folder):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(root, f)).st_size
+            except OSError:
+                pass
+    return total
 
 
 def ensure_venv(recipe: VenvRecipe, progress: Progress | None = None) -> Path:
@@ -171,8 +194,13 @@ def ensure_venv(recipe: VenvRecipe, progress: Progress | None = None) -> Path:
             _run([str(python), "-m", "pip", "uninstall", "-y", *recipe.remove], progress,
                  recipe.remove_why or f"removing {', '.join(recipe.remove)}")
         progress(f"  verifying: {recipe.verify_what}")
-        found = _verify(python, recipe)
+        found, info = _verify(python, recipe)
+        if recipe.check is not None:
+            progress(f"  checking: {recipe.check_what}")
+            info.update(recipe.check(python, progress) or {})
         marker.write_text(json.dumps({recipe.marker_key: found, "python": str(python),
+                                      **info, "provision_s": round(time.monotonic() - t0, 1),
+                                      "venv_bytes": _tree_bytes(venv),
                                       "verified_at_unix_s": time.time()}, indent=2))
         progress(f"{recipe.label} {found} ready in {time.monotonic() - t0:.0f} s: {python}")
         return python

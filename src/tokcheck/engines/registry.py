@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from tokcheck.engines import vllm
+from tokcheck.engines import llama_cpp, others, vllm
 from tokcheck.engines.base import Engine, EngineReport, MetricNames
 from tokcheck.errors import TokcheckError
 
 #: every registered engine, in the order help texts list them
-ENGINES: tuple[Engine, ...] = (vllm.VLLM(),)
+ENGINES: tuple[Engine, ...] = (vllm.VLLM(), llama_cpp.LlamaCpp())
 
 
 def engine_names() -> list[str]:
@@ -66,15 +66,21 @@ def read_startup_log(text: str) -> EngineReport | None:
 
 
 def metric_names(engine: str | Engine | None = None) -> MetricNames:
-    """The ``/metrics`` names of ``engine``; for None (a server whose engine is not known),
-    every registered engine's, in :data:`ENGINES` order.
+    """The ``/metrics`` names of ``engine`` (a registered engine, or one tokcheck reads but does
+    not start: :data:`tokcheck.engines.others.METRICS`, e.g. ``"sglang"``); for None (a server
+    whose engine is not known), every registered engine's in :data:`ENGINES` order, then the
+    others'.
 
     Raises:
         TokcheckError: an unknown engine name.
     """
+    if isinstance(engine, str) and engine.strip().lower() in others.METRICS:
+        return others.METRICS[engine.strip().lower()]
     if engine is not None:
         return get_engine(engine).metrics
     names = MetricNames()
     for e in ENGINES:
         names = names.merged(e.metrics)
+    for other in others.METRICS.values():
+        names = names.merged(other)
     return names

@@ -94,5 +94,5 @@ def bench_served(server: RunningServer, run_dir: str | Path, *, model_dir: str |
     cfg = BenchConfig(url=server.url, model=served_name(server), tokenizer=str(model_dir),
                       input_len=input_len, output_len=output_len, concurrency=list(concurrency),
                       rounds=rounds, warmup=warmup, requests_per_round=requests_per_round,
-                      out=str(run_dir))
+                      out=str(run_dir), extra_body=dict(server.request_fields))
     return run_bench(cfg, conditions_extra=extra, hooks=hooks)

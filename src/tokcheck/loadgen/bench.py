@@ -58,6 +58,9 @@ class BenchConfig(BaseModel):
     temperature: float = 0.0
     seed: int = 0
     include_usage: bool = True
+    # JSON fields every request carries beyond the OpenAI ones (an engine's own needs, e.g.
+    # llama.cpp's repeat_penalty and logit_bias: Engine.request_fields); kept in run.json.
+    extra_body: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("concurrency")
     @classmethod
@@ -183,7 +186,7 @@ def _probe(runner: asyncio.Runner, config: BenchConfig, target: Target, tok: Tok
     rejected: list[str] = []
     for forcing, usage in attempts:
         body = oai.request_body(config.api, config.model, prompt, n, forcing=forcing, include_usage=usage,
-                                temperature=config.temperature)
+                                temperature=config.temperature, extra=config.extra_body)
         ex: Exchange = runner.run(exchange(target, build_request(target, path, body, key), min(config.timeout_s, 120)))
         res = oai.read_stream(ex, config.api, usage_requested=usage)
         if res.error and res.error[0].startswith("http_4"):
@@ -223,6 +226,7 @@ def _conditions(config: BenchConfig, tok: TokenizerInfo, server: dict, probe: di
             "output_forcing_rejected": probe["rejected"],
             "temperature": config.temperature,
             "seed": config.seed,
+            "extra_body": config.extra_body or None,
             "prompt_tokens_check": {
                 "tokenizer": config.input_len,
                 "server_usage": probe["prompt_tokens_usage"],
@@ -331,7 +335,7 @@ def run_bench(
                 body = oai.request_body(
                     config.api, config.model, prompts[pi], config.output_len,
                     forcing=probe["output_forcing"], include_usage=probe["include_usage"],
-                    temperature=config.temperature,
+                    temperature=config.temperature, extra=config.extra_body,
                 )
                 out.append(Planned(round_no, start_index + i, warm, pi,
                                    build_request(target, oai.PATHS[config.api], body, key)))

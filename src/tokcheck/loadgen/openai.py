@@ -36,8 +36,11 @@ def request_body(
     forcing: str = FORCING_FULL,
     include_usage: bool = True,
     temperature: float = 0.0,
+    extra: dict | None = None,
 ) -> bytes:
-    """JSON body of a streaming request. ``api`` is ``completions`` or ``chat``."""
+    """JSON body of a streaming request. ``api`` is ``completions`` or ``chat``. ``extra``:
+    fields an engine needs beyond these (e.g. llama.cpp's ``repeat_penalty`` and ``logit_bias``,
+    :meth:`tokcheck.engines.base.Engine.request_fields`), set last."""
     body: dict = {"model": model, "stream": True, "max_tokens": output_len, "temperature": temperature}
     if api == "chat":
         body["messages"] = [{"role": "user", "content": prompt}]
@@ -48,6 +51,7 @@ def request_body(
         body["ignore_eos"] = True
     if include_usage:
         body["stream_options"] = {"include_usage": True}
+    body.update(extra or {})
     return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
 

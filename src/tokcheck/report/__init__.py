@@ -142,11 +142,15 @@ def _verdict_html(verdict: Any) -> str:
 
 
 def render_html(runs: list[Run], verdict: Any = None, bound: dict | None = None,
-                title: str | None = None) -> str:
+                title: str | None = None, sections: list[tuple[str, str]] | None = None) -> str:
     """The self-contained HTML page for ``runs`` (one or more), with ``verdict``
-    (:class:`tokcheck.analysis.verify.Verdict`) and ``bound`` (decode bound dict) when given."""
+    (:class:`tokcheck.analysis.verify.Verdict`) and ``bound`` (decode bound dict) when given.
+    ``sections``: ``(title, HTML)`` pairs shown first (e.g. the demo's precision comparison);
+    their HTML is the caller's, already escaped."""
     title = title or ("tokcheck report: " + ", ".join(r.name for r in runs))
     body = [f"<h1>{_e(title)}</h1><p><small>tokcheck {__version__}</small></p>"]
+    for sec_title, sec_html in sections or []:
+        body.append(f"<h2>{_e(sec_title)}</h2>{sec_html}")
     if verdict is not None:
         body.append("<h2>Verdict</h2>")
         body.append(_verdict_html(verdict))
