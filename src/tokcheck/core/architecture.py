@@ -69,6 +69,12 @@ class ModelSpec:
     linear_value_head_dim: int = 0
     linear_conv_kernel_dim: int = 4
     attn_output_gate: bool = False  # q_proj doubled for an output gate (Qwen3-Next, Qwen3.5)
+    # Gemma 4: the global (full-attention) layers have their own head width and KV heads, and
+    # with attention_k_eq_v no V projection (V is derived from K)
+    global_head_dim: int = 0
+    num_global_kv_heads: int = 0
+    attention_k_eq_v: bool = False
+    mlp_matrices: int = 3  # 3 for gated MLPs (SwiGLU, GeGLU); 2 for plain GELU/ReLU MLPs (OPT, GPT-2)
     # MoE
     num_experts: int = 0
     experts_per_token: int = 0
@@ -87,6 +93,7 @@ class ModelSpec:
     # provenance and the model card
     released_weights: dict = field(default_factory=lambda: {"default": "BF16"})
     released_detail: str = ""  # group / block sizes, KV-cache format, the quantizer
+    kv_cache_dtype: str = ""   # a serving setting ("FP8", "Q8_0"): the KV cache's format when not the activations'
     total_params_stated: float | None = None
     active_params_stated: float | None = None
     active_params_convention: str = "with_embedding"
@@ -160,12 +167,21 @@ def _attention_params_per_layer(m: ModelSpec) -> float:
         kv = h * d  # one shared K=V head of width head_dim (num_key_value_heads = 1)
         o = n * d * m.o_lora_rank + m.o_groups * m.o_lora_rank * h  # grouped low-rank output
         return q + kv + o
-    d = m.head_dim
+    return _gqa_params(m, m.head_dim, m.num_kv_heads, False)
+
+
+def _gqa_params(m: ModelSpec, d: int, kv_heads: int, k_eq_v: bool) -> float:
+    h = m.hidden_size
     q = h * m.num_heads * d * (2 if m.attn_output_gate else 1)
-    p = q + 2 * h * m.num_kv_heads * d + m.num_heads * d * h
+    p = q + (1 if k_eq_v else 2) * h * kv_heads * d + m.num_heads * d * h
     if m.attention_bias:
-        p += m.num_heads * d + 2 * m.num_kv_heads * d + h
+        p += m.num_heads * d + 2 * kv_heads * d + h
     return p
+
+
+def _global_layers(m: ModelSpec) -> int:
+    """Softmax-attention layers without a sliding window."""
+    return m.full_attention_layers - m.sliding_layers
 
 
 def _linear_attention_params_per_layer(m: ModelSpec) -> float:
@@ -204,16 +220,21 @@ def _dsv4_compressor_params(m: ModelSpec) -> float:
 def param_breakdown(m: ModelSpec) -> ParamBreakdown:
     """Count parameters by part from the architecture (see the module docstring for formulas)."""
     h = m.hidden_size
-    attention = _attention_params_per_layer(m) * m.full_attention_layers
+    if m.global_head_dim and m.attention == "gqa":  # Gemma 4: global layers are shaped apart
+        attention = _attention_params_per_layer(m) * m.sliding_layers + _global_layers(m) * _gqa_params(
+            m, m.global_head_dim, m.num_global_kv_heads or m.num_kv_heads, m.attention_k_eq_v)
+    else:
+        attention = _attention_params_per_layer(m) * m.full_attention_layers
     attention += _linear_attention_params_per_layer(m) * m.linear_layers if m.linear_layers else 0
     attention += _indexer_params_per_layer(m) * m.num_layers
     if m.attention == "dsv4":
         attention += _dsv4_compressor_params(m)
-    dense_mlp = 3 * h * m.intermediate_size * m.dense_layers
-    expert = 3 * h * m.moe_intermediate_size if m.is_moe else 0
+    mats = m.mlp_matrices
+    dense_mlp = mats * h * m.intermediate_size * m.dense_layers
+    expert = mats * h * m.moe_intermediate_size if m.is_moe else 0
     experts = expert * m.num_experts * m.moe_layers
     shared_width = m.shared_expert_intermediate_size or m.moe_intermediate_size * m.num_shared_experts
-    shared = 3 * h * shared_width * m.moe_layers if m.is_moe else 0
+    shared = mats * h * shared_width * m.moe_layers if m.is_moe else 0
     router = h * m.num_experts * m.moe_layers if m.is_moe else 0
     if m.model_type == "gpt_oss":  # expert biases (gate_up 2I, down h) and router bias
         experts += (2 * m.moe_intermediate_size + h) * m.num_experts * m.moe_layers
@@ -264,7 +285,16 @@ def kv_values_per_token(m: ModelSpec) -> float:
     Qwen3.5-35B-A3B: 10 full-attention layers of 2·2·256 = 10,240 — its 30 linear-attention
     layers add nothing per token)."""
     per = _kv_values_per_token_layer(m) + (m.index_head_dim if m.attention == "mla" and m.index_n_heads else 0)
+    if m.global_head_dim and m.attention == "gqa":
+        return per * m.sliding_layers + _global_kv_width(m) * _global_layers(m)
     return per * m.full_attention_layers
+
+
+def _global_kv_width(m: ModelSpec) -> float:
+    """KV values per token of one global layer (Gemma 4's wider heads; else the usual width)."""
+    if m.global_head_dim and m.attention == "gqa":
+        return 2 * (m.num_global_kv_heads or m.num_kv_heads) * m.global_head_dim
+    return _kv_values_per_token_layer(m)
 
 
 def linear_state_values(m: ModelSpec) -> float:
@@ -296,7 +326,7 @@ def kv_cache_values(m: ModelSpec, context_tokens: int) -> float:
         return total
     full_layers = m.full_attention_layers - m.sliding_layers
     sliding = m.sliding_layers * min(L, m.sliding_window or L)
-    total = per_layer * (full_layers * L + sliding) + linear_state_values(m)
+    total = _global_kv_width(m) * full_layers * L + per_layer * sliding + linear_state_values(m)
     if m.attention == "mla" and m.index_n_heads:
         total += m.index_head_dim * L * m.num_layers  # the indexer's keys
     return total

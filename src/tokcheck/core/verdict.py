@@ -1,45 +1,136 @@
-"""judge a claim against the physical bound, explain what would be needed, and reverse it.
+"""Judge a claim against the physical bounds the way an expert does, explain what would be
+needed, and say what hardware it would take.
 
 :func:`analyze_claim` is the one library call behind ``tokcheck claim``: Claim (+ catalog) →
-Bound, MemoryBudget, precision options, verdict and explanations. Pure: no I/O.
+bounds, memory budget, precision readings, verdict and explanations. Pure: no I/O.
 
-Verdicts:
-- ``plausible``: at or below the realistic bound (or the aggregate bound for throughput claims).
-- ``needs_explanation``: above the realistic bound, but speculative decoding with a reachable mean
-  accepted length, aggregate throughput over concurrent requests, tensor parallel over more GPUs,
-  or a lower precision than stated would account for it (each named, with the figure it needs).
-- ``implausible``: none of those can account for it.
-- ``unknown``: not enough facts (no GPU/bandwidth, a model outside the catalog, or a TTFT figure,
-  which the decode roofline does not bound).
+What it weighs (each rule has a unit test whose docstring shows the arithmetic):
+
+- **The setup as stated**: GPUs and their count; tensor parallel adds bandwidth to one stream,
+  pipeline parallel (and llama.cpp's default layer split across GPUs) does not
+  (:mod:`tokcheck.core.roofline`); unified memory of a stated size (a 16 GB M2 Pro).
+- **Precision as it really is**: a stated format (GGUF types at their real bits, Unsloth's UD-
+  quants at their base type's); "full precision" / "not quantized" of a model that ships in
+  FP8/FP4/INT4 read both as the shipped format and as BF16 (both reported); unstated precision
+  that cannot fit the stated memory judged at the precisions that do fit (a 30B model on a 24 GB
+  card is a 4-bit claim); engines that run quantized files by default (llama.cpp, Ollama, LM
+  Studio, MLX) judged down to the usual 4-bit files; a stated footprint ("21 GB on disk", "uses
+  73.8 GB") read as the bits per weight it implies.
+- **Offload**: weights in host RAM (``--n-cpu-moe``, ``--cpu-moe``, "13 of 32 layers on the
+  GPU", KTransformers, or weights that cannot fit) are read at host memory bandwidth:
+  ``1 / (GPU bytes / GPU bandwidth + host bytes / host bandwidth)``; the host memory comes from
+  the words or is assumed and named (:mod:`tokcheck.core.hostmem`).
+- **Calibrated bands**: the claim's memory-bandwidth utilisation (MBU = figure / hard bound)
+  against measured references (:data:`MBU_BANDS`, cited in docs/sources.md): at or below
+  :data:`EVIDENCE_MBU` (90 %) plausible; above it and up to the hard bound, it needs evidence.
+- **Above the hard bound**: one request stated, speculative decoding excluded or not mentioned
+  and the precision pinned → implausible; otherwise needs_explanation naming what it would
+  take (accepted tokens per step, concurrency, precision, more GPUs); a figure no single stream
+  can reach even with speculative decoding is read as an aggregate; one above every aggregate
+  bound is implausible.
+- **Batched bound**: at a stated concurrency B, aggregate decode ≤ B × the per-step rate (one
+  weight read + B KV reads per step); above it is implausible. Unstated concurrency: the batch
+  the KV cache can hold, capped by the compute roof.
+- **Internal consistency**: TPOT/ITL against tok/s (1000 / TPOT), batch × per-user against the
+  total, stated memory against the card's capacity and against the weights.
+- **Prefill and TTFT**: prompt tok/s against the dense FLOP/s roof; TTFT against the shortest
+  prefill (one weight read, ``2 · active params · prompt tokens`` FLOPs).
+- **No GPU stated**: ``requirements`` — the bandwidth and memory the figure needs and the
+  smallest catalog setups that reach it; CPU-only claims are bounded by their host memory.
+
+Verdicts: ``plausible``, ``needs_explanation``, ``implausible``, ``unknown`` (no model to bound).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import math
+import re
+from dataclasses import asdict, dataclass, field, replace
 
 from tokcheck.core.architecture import ModelSpec, active_params, total_params
-from tokcheck.core.catalog import GpuSpec, find_gpu, find_model, gpu_from_bandwidth
+from tokcheck.core.catalog import GIB, GpuSpec, find_gpu, find_model, gpu_from_bandwidth, gpus
 from tokcheck.core.claim import Claim
-from tokcheck.errors import TokcheckError
-from tokcheck.core.precision import canonical_precision, describe_scheme, scheme_for
+from tokcheck.core.claim.numbers import plain
+from tokcheck.core.hostmem import HostMemory, find_host_memory
+from tokcheck.core.precision import (
+    PRECISIONS,
+    bpw_name,
+    canonical_precision,
+    describe_scheme,
+    gguf_base,
+    precision_info,
+    scheme_for,
+)
 from tokcheck.core.roofline import (
     DEFAULT_CONTEXT_TOKENS,
     WeightsOnly,
     aggregate_bound,
     decode_bound,
     implied_bytes_per_token,
+    max_aggregate_bound,
     max_seqs_by_max_model_len,
     memory_budget,
+    offload_bound,
     precision_options,
+    prefill_bound,
+    ttft_floor,
     weights_bytes,
 )
 from tokcheck.core.units import sig3
+from tokcheck.errors import TokcheckError
 
 # Mean accepted tokens per step that published speculative decoding reaches: DeepSeek-V3's MTP
 # accepts the 2nd token 85–90 % of the time (≈1.9 tokens/step, DeepSeek-V3 report §5.4.3);
 # EAGLE-2/3 report about 3–4.5 on chat benchmarks. Beyond this, spec decoding alone won't do.
 MAX_PLAUSIBLE_ACCEPTED_LENGTH = 4.0
 DEFAULT_MAX_MODEL_LEN = 8192  # the guide's vLLM example (--max-model-len 8192; docs/guide.md)
+#: Above this share of the hard bound a figure needs evidence (docs/sources.md, "MBU bands").
+EVIDENCE_MBU = 0.90
+#: Measured memory-bandwidth utilisation of batch-1 decode, the references a claim's MBU is
+#: reported beside (docs/sources.md, "MBU bands"): (upper edge, what reaches it).
+MBU_BANDS: tuple[tuple[float, str], ...] = (
+    (0.50, "what typical engines reach at batch 1 on small models (vLLM and SGLang use at most ~50 % of an "
+           "H100's bandwidth on Llama-3.2-1B: Hazy Research, 'Look Ma, No Bubbles!', 2025)"),
+    (0.69, "gpt-fast's level (69 % of an A100's datasheet bandwidth on Llama-2-7B: PyTorch blog, "
+           "'Accelerating Generative AI with PyTorch II: GPT, Fast', 2023)"),
+    (0.85, "hand-tuned kernels (78 % on an H100 for Hazy Research's Llama-1B megakernel, 2025; ~80–85 % for "
+           "the best published decode kernels)"),
+    (0.90, "above hand-tuned kernels: possible only with the best kernels on this hardware"),
+    (1.00, "above 90 % of peak bandwidth: needs evidence (no published decode loop sustains it)"),
+)
+#: Engines whose multi-GPU default splits the layers across GPUs (a pipeline: one stream gets
+#: one GPU's bandwidth at a time) — llama.cpp's --split-mode layer, Ollama, LM Studio, exo.
+LAYER_SPLIT_ENGINES = ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "KTransformers", "MLX")
+#: Engines that run quantized files by default: an unstated precision is judged down to the
+#: usual 4-bit file (Ollama's default tags are Q4_K_M).
+QUANTIZED_FILE_ENGINES = ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "MLX", "ExLlamaV2", "KTransformers")
+#: The narrowest weights a format stores (IQ1_S: 50 bytes per 256 weights = 1.5625 bits); a
+#: footprint that implies fewer bits per weight cannot hold the model.
+MIN_BITS_PER_WEIGHT = 1.5
+_SEVERITY = {"plausible": 0, "needs_explanation": 1, "implausible": 2}
+
+
+def fmt(x: float | None) -> str:
+    """A figure as people write it, never in exponent form (``100000`` → ``100,000``)."""
+    if x is None:
+        return "n/a"
+    if isinstance(x, (list, tuple)):
+        return "–".join(fmt(v) for v in x)
+    return plain(float(f"{x:.6g}"))
+
+
+def _gb(x: float) -> str:
+    return f"{x / 1e9:,.1f} GB"
+
+
+def band_for(mbu: float) -> str:
+    """The reference band a memory-bandwidth utilisation falls in (:data:`MBU_BANDS`)."""
+    if mbu > 1:
+        return "above the hard bound (more than 100 % of peak bandwidth)"
+    for edge, text in MBU_BANDS:
+        if mbu <= edge:
+            return text
+    return MBU_BANDS[-1][1]
 
 
 @dataclass
@@ -59,6 +150,12 @@ class ClaimAnalysis:
     options: list[dict] = field(default_factory=list)
     released_bound: dict | None = None
     notes: list[str] = field(default_factory=list)
+    requirements: dict | None = None
+    mbu: dict | None = None
+    readings: list[dict] = field(default_factory=list)
+    layout: dict | None = None
+    offload: dict | None = None
+    consistency: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         c = self.claim
@@ -83,6 +180,12 @@ class ClaimAnalysis:
             "released_bound": self.released_bound,
             "precision_options": self.options,
             "notes": list(self.notes),
+            "requirements": self.requirements,
+            "mbu": self.mbu,
+            "readings": list(self.readings),
+            "layout": self.layout,
+            "offload": self.offload,
+            "consistency": list(self.consistency),
         }
 
 
@@ -93,6 +196,8 @@ def model_facts(m: ModelSpec) -> dict:
             "total_params": total_params(m), "active_params": active_params(m),
             "total_params_stated": m.total_params_stated, "active_params_stated": m.active_params_stated,
             "released_weights": describe_scheme(scheme_for("released", m.released_weights)),
+            "released_detail": m.released_detail or None,
+            "linear_attention_layers": m.linear_layers or None, "sliding_window_layers": m.sliding_layers or None,
             "source": m.source, "checked": m.checked, "estimate": m.estimate}
 
 
@@ -100,7 +205,7 @@ def gpu_facts(g: GpuSpec) -> dict:
     """The GPU's datasheet facts and provenance for reports."""
     return {"name": g.name, "memory_bytes": g.memory_bytes, "peak_bandwidth_bytes_per_s": g.peak_bandwidth_bytes_per_s,
             "bf16_dense_tflops": g.bf16_dense_tflops, "fp8_dense_tflops": g.fp8_dense_tflops,
-            "source": g.source, "checked": g.checked}
+            "kind": g.kind or None, "source": g.source, "checked": g.checked}
 
 
 def context_for(fields: dict) -> tuple[int, str]:
@@ -117,9 +222,10 @@ def context_for(fields: dict) -> tuple[int, str]:
 def _bound_json(b) -> dict:
     keys = ("bytes_per_token", "hard_tok_s", "realistic_tok_s", "context_tokens", "precision", "precision_detail",
             "tensor_parallel", "gpu", "bandwidth_bytes_per_s", "achievable_fraction", "achievable_source",
-            "weights_bytes_per_token", "kv_bytes_per_token_read", "tokens_per_step", "hard_tok_s_reason")
+            "weights_bytes_per_token", "kv_bytes_per_token_read", "tokens_per_step", "hard_tok_s_reason",
+            "pipeline_parallel", "communication_s_per_token")
     d = b.to_dict()
-    out = {k: d[k] for k in keys}
+    out = {k: d.get(k) for k in keys}
     out["notes"] = list(d["notes"])
     return out
 
@@ -132,31 +238,761 @@ def _memory_json(m) -> dict:
                               "reason")}
 
 
-def _gb(x: float) -> str:
-    return f"{x / 1e9:,.1f} GB"
+# ------------------------------------------------------------------ words the judge reads itself
+# (setup details the claim reader does not report as fields yet; each is a plain regex on the
+# claim's text and stays here until the reader reports it)
+
+_SINGLE = re.compile(r"single[\s\-](?:request|stream|user|sequence|query)|one\s+request|one\s+query|for\s+1\s+query|"
+                     r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)|at\s+batch\s+1(?!\d)|\bbs\s*=?\s*1\b|"
+                     r"单请求|单并发|单用户|单路|单流|concurrency\s*(?:of\s*|=\s*)?1(?!\d)", re.I)
+_CPU_ONLY = re.compile(r"cpu[\s\-]only|only\s+(?:the\s+)?cpu|pure[\s\-]cpu|纯\s*cpu|純\s*cpu|没有\s*gpu|無\s*gpu|"
+                       r"without\s+(?:a\s+)?gpu|no\s+gpu|cpu\s+fallback", re.I)
+_ALL_EXPERTS_CPU = re.compile(r"--cpu-moe\b|exps\s*=\s*cpu|experts?\s+(?:weights?\s+|layers?\s+)?(?:on|to)\s+the\s+cpu|"
+                              r"all\s+(?:\S+\s+){0,3}expert\s+layers\s+run\s+on|all\s+moe\s+(?:layers|blocks)\s+(?:on|to)|"
+                              r"moe\s+层\s*卸载|专家层卸载到\s*cpu|experts?\s+on\s+(?:the\s+)?cpu|"
+                              r"all\s+moe\s+layers\s+offloaded", re.I)
+_OFFLOAD = re.compile(r"offload|卸载|system\s+ram|\bdram\b|host\s+memory|cpu\s+memory|-ngl\b|n-cpu-moe|cpu-moe|"
+                      r"layers?\s+on\s+the\s+gpu|-ot\b|override-tensor", re.I)
+_ROW_SPLIT = re.compile(r"row\s+split|split[\s\-]mode\s+row|-sm\s+row|tensor[\s\-]parallel|\btp\s*=?\s*\d|-tp\b", re.I)
+_SPEC_WORDS = re.compile(r"speculative|draft|\bmtp\b|eagle|medusa|投机|推测", re.I)
+_BPW_WORDS = re.compile(r"(?<![\d.])(?P<b>[1-8](?:\.\d+)?)\s*(?:bpw\b|bits?\s+per\s+weight|-bit\b|bit\)|位\b)", re.I)
+_EXPERT_SHARE = re.compile(r"(?P<p>\d{1,3})\s*%\s*of\s+(?:the\s+)?(?:moe\s+|expert\s+)?(?:experts?|expert\s+layers|moe\s+layers)"
+                           r"\s+(?:offloaded|on\s+the\s+cpu|in\s+(?:system\s+)?ram|to)", re.I)
+_MLX = re.compile(r"\bmlx\b", re.I)
+_OUTPUT_WORDS = re.compile(r"output|generat|decode|decoding|输出|生成|出字|解码", re.I)
+#: Words that put a bare figure in a serving or benchmark context, where a number no single
+#: stream can reach is read as throughput (MLPerf results, prompt sets, batches, clusters).
+_SERVING_CONTEXT = re.compile(r"mlperf|offline|server\s+scenario|throughput|\bprompts\b|requests|\bbatch|concurren|"
+                              r"\busers\b|sharegpt|benchmark_serving|\bitl\b|inter-token|\bcluster|\brack\b|\bnodes?\b|"
+                              r"批量|并发|吞吐|请求|集群|节点|qps", re.I)
+#: Engines people run on their own machines, which offload to CPU RAM when the GPU is too small.
+LOCAL_ENGINES = ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "KTransformers", "MLX", "ExLlamaV2")
 
 
-def _pick_precision(fields: dict, model: ModelSpec | None) -> tuple[str, str]:
-    """The precision to bound at, and why (the guide: full precision → BF16; unstated → as released)."""
-    stated = fields.get("precision")
-    quant = fields.get("quantization")
-    if stated == "full" or (stated is None and quant == "none"):
-        return "BF16", "'full precision' / 'no quantization' means BF16/FP16 weights"
-    if stated:
-        p = canonical_precision(stated)
-        if model is not None and p in {canonical_precision(v) for v in model.released_weights.values()} \
-                and p != "BF16":
-            return "released", f"{p} as the model ships it ({describe_scheme(scheme_for('released', model.released_weights))})"
-        return p, f"{p} as stated"
-    if quant and quant not in ("none", "yes"):
+@dataclass
+class _Words:
+    single: bool = False
+    cpu_only: bool = False
+    all_experts_on_cpu: bool = False
+    offload: bool = False
+    row_split: bool = False
+    bpw: float | None = None
+    expert_share: float | None = None
+    mlx: bool = False
+
+
+def _words(text: str, engine: str | None) -> _Words:
+    t = text or ""
+    bpw = _BPW_WORDS.search(t)
+    share = _EXPERT_SHARE.search(t)
+    return _Words(single=bool(_SINGLE.search(t)), cpu_only=bool(_CPU_ONLY.search(t)),
+                  all_experts_on_cpu=bool(_ALL_EXPERTS_CPU.search(t)) or engine == "KTransformers",
+                  offload=bool(_OFFLOAD.search(t)) or engine == "KTransformers" or bool(share),
+                  row_split=bool(_ROW_SPLIT.search(t)),
+                  bpw=float(bpw.group("b")) if bpw else None,
+                  expert_share=int(share.group("p")) / 100 if share and int(share.group("p")) <= 100 else None,
+                  mlx=bool(_MLX.search(t)) or engine == "MLX")
+
+
+# ------------------------------------------------------------------------------- the setup
+
+@dataclass
+class Setup:
+    """The hardware a claim ran on, as the judge reads it."""
+
+    gpu: GpuSpec | None
+    count: int = 1
+    tp: int = 1
+    pp: int = 1
+    replicas: int = 1
+    why: str = ""
+    memory_bytes: float | None = None  # per device (a stated unified-memory size overrides the row)
+    host: HostMemory | None = None
+    cpu_only: bool = False
+    auto_count: bool = False   # the count is not stated: sized to hold the weights
+    can_offload: bool = True   # a setup that would spill weights to host RAM (local engines, desktops)
+
+    @property
+    def capacity(self) -> float | None:
+        m = self.memory_bytes if self.memory_bytes is not None else (self.gpu.memory_bytes if self.gpu else None)
+        return None if m is None else m * self.count
+
+    def to_json(self) -> dict:
+        return {"gpu": self.gpu.name if self.gpu else None, "gpu_count": self.count, "tensor_parallel": self.tp,
+                "pipeline_parallel": self.pp, "replicas": self.replicas, "why": self.why,
+                "memory_bytes_per_device": self.memory_bytes if self.memory_bytes is not None else
+                (self.gpu.memory_bytes if self.gpu else None), "cpu_only": self.cpu_only,
+                "host_memory": None if self.host is None else {"name": self.host.name,
+                                                               "bandwidth_bytes_per_s": self.host.bandwidth_bytes_per_s,
+                                                               "why": self.host.why, "stated": self.host.stated}}
+
+
+def _host_device(host: HostMemory) -> GpuSpec:
+    """A host memory system as the device of a CPU-only run."""
+    return GpuSpec(name=f"CPU with {host.name}", memory_bytes=int(host.capacity_bytes) if host.capacity_bytes else None,
+                   peak_bandwidth_bytes_per_s=host.bandwidth_bytes_per_s, achievable_fraction=host.achievable_fraction,
+                   achievable_source="host memory: STREAM-style tests reach ~65–78 % of the DDR wire rate",
+                   source=host.why, checked="n/a", kind="host_memory")
+
+
+def _setup(claim: Claim, gpu: GpuSpec | None, words: _Words, notes: list[str]) -> Setup:
+    f, foot = claim.fields, claim.footprint
+    count = int(f.get("gpu_count") or 1)
+    engine = f.get("engine")
+    if gpu is None:
+        if words.cpu_only or (f.get("engine") and not words.offload and _mentions_cpu(claim.text)):
+            host = find_host_memory(claim.text, None)
+            if host.stated:
+                return Setup(gpu=_host_device(host), count=1, why=f"CPU only: {host.why}", host=host, cpu_only=True)
+        return Setup(gpu=None, count=count)
+    mem = None
+    stated = f.get("gpu_memory_gb")
+    if stated and gpu.kind in ("apple", "soc") and gpu.memory_bytes and stated * 1e9 < gpu.memory_bytes * 1.1:
+        mem = float(stated) * GIB
+        notes.append(f"{gpu.name} with {fmt(stated)} GB of unified memory, as stated")
+    tp = foot.get("tensor_parallel")
+    pp = foot.get("pipeline_parallel")
+    if pp and (pp > 64 or pp > max(count, tp or 1) * 8):
+        pp = None  # "pp 512" in a llama-bench line is a prompt length, not a pipeline
+    if tp and tp > count and not f.get("gpu_count"):
+        count = tp * (pp or 1)
+    if tp and tp > 64:
+        tp = None
+    why = ""
+    if tp or pp:
+        tp, pp = int(tp or max(1, count // int(pp or 1))), int(pp or max(1, count // int(tp or 1)))
+        if tp * pp > count:
+            count = tp * pp
+        why = f"tensor parallel {tp} × pipeline parallel {pp} as stated"
+    elif count > 1 and engine in LAYER_SPLIT_ENGINES and not words.row_split:
+        tp, pp = 1, count
+        why = (f"{engine}'s default splits the layers across the {count} GPUs: they run one after another, "
+               "so one stream gets one GPU's bandwidth at a time")
+    else:
+        tp, pp = count, 1
+        if count > 1:
+            why = f"tensor parallel over the {count} GPUs assumed (the most favourable reading)"
+    replicas = max(1, count // (tp * pp))
+    host = find_host_memory(claim.text, gpu.kind) if gpu.kind not in ("host_memory", "accelerator") else None
+    auto = not f.get("gpu_count") and not (foot.get("tensor_parallel") or foot.get("pipeline_parallel")) \
+        and gpu.kind in ("datacenter", "amd_datacenter", "accelerator")
+    can_offload = host is not None and (words.offload or engine in LOCAL_ENGINES or gpu.kind not in
+                                        ("datacenter", "amd_datacenter"))
+    return Setup(gpu=gpu, count=count, tp=tp, pp=pp, replicas=replicas, why=why, memory_bytes=mem, host=host,
+                 auto_count=auto, can_offload=can_offload)
+
+
+def _sized(setup: Setup, w: float) -> Setup:
+    """The setup with its unstated GPU count sized to the weights: a chip accelerator gets the
+    chips the weights need, run as a pipeline (Groq, Cerebras); a datacenter GPU the smallest of
+    1, 2, 4, 8 (tensor parallel) or 16, 32, 64, 72 (8-way tensor parallel × pipeline) that holds them."""
+    if not setup.auto_count or setup.gpu is None or not setup.gpu.memory_bytes:
+        return setup
+    per = (setup.memory_bytes or setup.gpu.memory_bytes) * 0.9
+    if setup.gpu.kind == "accelerator":
+        n = max(1, math.ceil(w * 1.1 / per))
+        return replace(setup, count=n, tp=1, pp=n, replicas=1, why=f"the count is not stated: {n} × {setup.gpu.name} "
+                       f"hold the weights ({_gb(w)}), run as a pipeline (one stream visits them in turn)")
+    if w <= per:
+        return setup
+    for n in (2, 4, 8, 16, 32, 64, 72):
+        if w <= per * n:
+            tp, pp = min(n, 8), max(1, n // 8)
+            return replace(setup, count=n, tp=tp, pp=pp, replicas=1,
+                           why=f"the GPU count is not stated: {n} × {setup.gpu.name} is the smallest that holds the "
+                               f"weights ({_gb(w)}); tensor parallel {tp}" + (f" × pipeline {pp}" if pp > 1 else ""))
+    return setup
+
+
+def _mentions_cpu(text: str) -> bool:
+    from tokcheck.core.hostmem import cpus
+    from tokcheck.core.names import find_all_in_text
+
+    return bool(find_all_in_text(text or "", [(c["name"], c["aliases"]) for c in cpus()], min_len=4))
+
+
+# ------------------------------------------------------------------------------ precision readings
+
+@dataclass
+class Reading:
+    """One precision the claim can be judged at."""
+
+    label: str            # what the reports show: "FP8", "Q4_K_M", "released (FP8 …)", "4.84bpw"
+    precision: str        # what the roofline takes: a canonical name or "released"
+    model: ModelSpec      # with the per-part scheme the reading implies (released_weights)
+    why: str
+    stated: bool          # the claim pins this precision
+    fallback: bool = False  # chosen because a wider one cannot fit
+
+
+def _scheme_model(m: ModelSpec, scheme: dict) -> ModelSpec:
+    return replace(m, released_weights=dict(scheme))
+
+
+def _all_parts(name: str) -> dict:
+    return {"default": name, "embedding": name, "lm_head": name, "router": name, "other": name}
+
+
+def _released_names(m: ModelSpec) -> set[str]:
+    return {canonical_precision(v) for v in m.released_weights.values()}
+
+
+def _reading_for(name: str, m: ModelSpec, engine: str | None, why: str, stated: bool, gguf: bool = False,
+                 mlx: bool = False) -> Reading:
+    """The reading of a named format on ``m``: the shipped scheme when it is the released format;
+    GGUF files (whole-file bits, every tensor) keep a model's shipped MXFP4 experts; MLX
+    quantizes embeddings too (4-bit = 4.5 bits per weight with group 64)."""
+    p = precision_info(name)
+    rel = m.released_weights
+    if gguf and rel.get("experts") == "MXFP4" and m.is_moe and name == "MXFP4":
+        scheme = {**_all_parts("Q8_0"), "experts": "MXFP4"}
+        return Reading("MXFP4 GGUF (experts MXFP4, other tensors Q8_0)", "released", _scheme_model(m, scheme),
+                       why + "; llama.cpp's MXFP4 GGUFs keep the non-expert tensors in Q8_0 (ggml-org's gpt-oss-120b "
+                       "file: 59.02 GiB = 114.7 B experts × 4.25 bits + 2.1 B others × 8.5 bits)", stated)
+    if name in _released_names(m) and not p.full_precision:
+        return Reading(f"{name} as released ({describe_scheme(scheme_for('released', rel))})", "released", m, why, stated)
+    if p.kind in ("gguf_tensor", "gguf_file") or p.kind == "bpw":
+        scheme = _all_parts(name)
+        if rel.get("experts") in ("MXFP4",) and m.is_moe:
+            scheme["experts"] = "MXFP4"
+            why += "; the GGUF keeps the shipped MXFP4 experts"
+        return Reading(name, "released", _scheme_model(m, scheme), why, stated)
+    if (engine == "MLX" or mlx) and name in ("INT4", "INT8"):
+        bits = 4.5 if name == "INT4" else 8.5
+        nm = bpw_name(bits)
+        return Reading(f"MLX {name[3:]}-bit ({bits:g} bits per weight)", "released", _scheme_model(m, _all_parts(nm)),
+                       why + f"; MLX {name[3:]}-bit stores one FP16 scale and bias per 64 weights: {bits:g} bits, "
+                       "embeddings and lm_head included", stated)
+    return Reading(name, name, m, why, stated)
+
+
+def _readings(claim: Claim, m: ModelSpec, setup: Setup, words: _Words, notes: list[str]) -> tuple[list[Reading], list[dict]]:
+    """The precisions to judge at, and footprint findings (impossible ones included)."""
+    f, foot = claim.fields, claim.footprint
+    engine = f.get("engine")
+    stated_p, quant = f.get("precision"), f.get("quantization")
+    findings: list[dict] = []
+    released_full = not (_released_names(m) - {"BF16", "FP16", "FP32"})
+    rel_label = f"released ({describe_scheme(scheme_for('released', m.released_weights))})"
+    tot = total_params(m)
+
+    def full_readings(why_words: str) -> list[Reading]:
+        bf16 = Reading("BF16", "BF16", m, f"{why_words}: BF16/FP16 weights (the guide's full precision)", True)
+        if released_full:
+            return [bf16]
+        return [Reading(rel_label, "released", m, f"{why_words} of a model that ships "
+                        f"{describe_scheme(scheme_for('released', m.released_weights))}: the shipped format", True), bf16]
+
+    # --- stated footprints
+    weights_gb = foot.get("weights_gb")
+    used, scope = foot.get("memory_used_gb"), foot.get("memory_used_scope")
+    if used and setup.gpu is not None and setup.gpu.kind != "host_memory":
+        per_dev = (setup.memory_bytes if setup.memory_bytes is not None else setup.gpu.memory_bytes) or 0
+        per_used = used * 1e9 if scope == "per_gpu" or setup.count == 1 else used * 1e9 / setup.count
+        if per_dev and per_used > per_dev * 1.02:
+            findings.append({"check": "memory_used_vs_capacity", "ok": False,
+                             "text": f"{fmt(used)} GB used {'per card' if setup.count > 1 else ''} is more than the "
+                                     f"{per_dev / 1e9:,.1f} GB a {setup.gpu.name} has"})
+    if weights_gb:
+        bits = weights_gb * 1e9 * 8 / tot
+        findings.append({"check": "weights_footprint", "ok": bits >= MIN_BITS_PER_WEIGHT,
+                         "text": f"{fmt(weights_gb)} GB of weights for {tot / 1e9:,.1f} B parameters is "
+                                 f"{bits:.2f} bits per weight"})
+        if bits < MIN_BITS_PER_WEIGHT:
+            findings[-1]["text"] += f": below the {MIN_BITS_PER_WEIGHT:g} bits of the narrowest format (IQ1_S)"
+    if used and not words.offload and (scope == "total" or setup.count == 1):
+        bits = used * 1e9 * 8 / tot
+        if bits < MIN_BITS_PER_WEIGHT:
+            findings.append({"check": "memory_used_vs_weights", "ok": False,
+                             "text": f"{fmt(used)} GB of memory cannot hold {tot / 1e9:,.1f} B parameters: "
+                                     f"{bits:.2f} bits per weight, below the {MIN_BITS_PER_WEIGHT:g} of the narrowest format"})
+
+    # --- stated precision
+    name = None
+    if stated_p and stated_p != "full":
+        for cand in (stated_p, quant):
+            if not cand:
+                continue
+            try:
+                name = canonical_precision(cand)
+                break
+            except TokcheckError:
+                continue
+        if name and gguf_base(stated_p):
+            notes.append(gguf_base(stated_p)[1])
+    if stated_p == "full" or (not stated_p and quant == "none"):
+        return full_readings("'full precision' / 'no quantization'"), findings
+    gguf = quant == "GGUF" or engine in ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio")
+    if name:
+        r = _reading_for(name, m, engine, f"{stated_p} as stated", True, gguf=gguf, mlx=words.mlx)
+        if weights_gb and r.stated:
+            w = weights_bytes(r.model, r.precision)
+            if weights_gb * 1e9 < 0.8 * w:
+                findings.append({"check": "weights_vs_stated_precision", "ok": False,
+                                 "text": f"{fmt(weights_gb)} GB of weights cannot be {tot / 1e9:,.1f} B parameters at "
+                                         f"{r.label} ({_gb(w)})"})
+        return [r], findings
+    if quant and quant not in ("none", "yes") and not stated_p:
         try:
-            return canonical_precision(quant), f"{quant} as stated"
+            return [_reading_for(canonical_precision(quant), m, engine, f"{quant} as stated", True, gguf=gguf,
+                                 mlx=words.mlx)], findings
         except TokcheckError:
             pass
-    if model is None:
-        return "BF16", "precision not stated: BF16 assumed"
-    return "released", "precision not stated: the model's released weights assumed"
+    if words.bpw and not stated_p:
+        nm = bpw_name(words.bpw)
+        return [Reading(f"{words.bpw:g} bits per weight", "released", _scheme_model(m, _all_parts(nm)),
+                        f"{words.bpw:g} bits per weight as stated", True)], findings
 
+    # --- unstated: a footprint says the bits
+    if weights_gb and weights_gb * 1e9 * 8 / tot >= MIN_BITS_PER_WEIGHT:
+        bits = min(16.0, weights_gb * 1e9 * 8 / tot)
+        nm = bpw_name(bits)
+        return [Reading(f"{bits:.3g} bits per weight", "released", _scheme_model(m, _all_parts(nm)),
+                        f"inferred from {fmt(weights_gb)} GB of weights: {bits:.2f} bits per weight", False)], findings
+    if used and not words.offload and setup.gpu is not None:
+        total_used = used * 1e9 * (setup.count if scope == "per_gpu" else 1)
+        bits = total_used * 8 / tot
+        rel_bits = weights_bytes(m, "released") * 8 / tot
+        if MIN_BITS_PER_WEIGHT <= bits < rel_bits:
+            nm = bpw_name(bits)
+            return [Reading(f"at most {bits:.3g} bits per weight", "released", _scheme_model(m, _all_parts(nm)),
+                            f"the stated {fmt(used)} GB in use holds the weights: at most {bits:.2f} bits per weight",
+                            False)], findings
+
+    # --- unstated: the released weights, else what fits, else the usual quantized files
+    out = [Reading(rel_label, "released", m, "precision not stated: the model's released weights", False)]
+    quantized_engine = engine in QUANTIZED_FILE_ENGINES
+    cap = setup.capacity
+    fits = cap is None or weights_bytes(m, "released") <= cap * 0.95 or words.offload
+    if quantized_engine or not fits:
+        why = (f"precision not stated and {engine} runs quantized files (Ollama's default tags are Q4_K_M)"
+               if quantized_engine else "precision not stated and the released weights cannot fit the stated memory")
+        ladder = ["FP8", "INT8", "Q6_K", "INT4", "Q4_K_M"] if not quantized_engine else ["Q8_0", "Q6_K", "Q4_K_M"]
+        for p in ladder:
+            if p in _released_names(m):
+                continue
+            r = _reading_for(p, m, engine, why, False)
+            r.fallback = True
+            out.append(r)
+    return out, findings
+
+
+# --------------------------------------------------------------------------------- the bounds
+
+@dataclass
+class _Bounds:
+    reading: Reading
+    bound: object              # roofline Bound of the single stream (GPU part when offloaded)
+    hard: float | None         # single-stream hard bound (offload included)
+    realistic: float | None
+    fits: bool | None
+    offload: dict | None = None
+    weights: float = 0.0
+    mem: object = None
+    setup: Setup | None = None
+
+
+def _fits(setup: Setup, w: float, words: _Words) -> bool | None:
+    cap = setup.capacity
+    if cap is None:
+        return None
+    return w <= cap * 0.97
+
+
+def _bounds(r: Reading, setup: Setup, claim: Claim, words: _Words, context: int, gmu: float,
+            acceptance_rate, draft_tokens) -> _Bounds:
+    m, p = r.model, r.precision
+    w = weights_bytes(m, p)
+    setup = _sized(setup, w)
+    gpu = setup.gpu
+    b = decode_bound(m, gpu, p, context, setup.tp, acceptance_rate=acceptance_rate, draft_tokens=draft_tokens,
+                     pipeline_parallel=setup.pp)
+    max_model_len = int(claim.fields.get("max_model_len") or ((claim.fields.get("input_tokens") or 0)
+                        + (claim.fields.get("output_tokens") or 0)) or DEFAULT_MAX_MODEL_LEN)
+    mem = memory_budget(m, gpu, p, max_model_len, int(claim.fields.get("concurrency") or 1), gmu,
+                        max(1, setup.tp * setup.pp)) if gpu is not None else None
+    fits = _fits(setup, w, words) if gpu is not None else None
+    foot = claim.footprint
+    offload_needed = gpu is not None and setup.can_offload and setup.host is not None and \
+        not isinstance(m, WeightsOnly) and (
+        fits is False or foot.get("n_cpu_moe") or words.all_experts_on_cpu or words.expert_share is not None
+        or (foot.get("gpu_layers") is not None and foot.get("total_layers")
+            and foot["gpu_layers"] < foot["total_layers"]))
+    if offload_needed:
+        off = offload_bound(m, gpu, setup.host, p, context, setup.count, setup.tp,
+                            n_cpu_moe=foot.get("n_cpu_moe"), all_experts_on_cpu=words.all_experts_on_cpu,
+                            gpu_layers=foot.get("gpu_layers") if foot.get("total_layers") else None,
+                            total_layers=foot.get("total_layers"),
+                            gpu_memory_bytes=setup.capacity, host_expert_fraction=words.expert_share)
+        return _Bounds(r, b, off["hard_tok_s"], off["realistic_tok_s"], fits, off, w, mem, setup)
+    return _Bounds(r, b, b.hard_tok_s, b.realistic_tok_s, fits, None, w, mem, setup)
+
+
+# ------------------------------------------------------------------------ judging one figure
+
+@dataclass
+class _Judgement:
+    verdict: str
+    text: list[str]
+    mbu: float | None = None
+    basis: str = ""
+    bounds: dict = field(default_factory=dict)
+
+
+def _rate_of(fig_value, unit: str, fields: dict) -> float | None:
+    """A speed figure in tok/s: TPOT in ms/tok → 1000 / TPOT; s per 1k tokens → 1000 / s."""
+    v = max(fig_value) if isinstance(fig_value, (list, tuple)) else fig_value
+    if v is None:
+        return None
+    if unit == "tok/s":
+        return float(v)
+    if unit == "ms/tok":
+        return 1000.0 / v if v > 0 else None
+    if unit == "s/tok":
+        return 1.0 / v if v > 0 else None
+    if unit == "s/1k tok":
+        return 1000.0 / v if v > 0 else None
+    return None
+
+
+def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: _Words, context: int,
+                  scope: str | None, concurrency: int | None, spec: bool | None, gmu: float,
+                  output_only: bool = True) -> _Judgement:
+    """Verdict of one decode-speed figure at one precision reading (see the module docstring).
+
+    ``scope``: ``request``/``user`` (one stream's speed), ``aggregate``/``gpu``/``node``
+    (throughput), None (not stated). ``output_only``: an aggregate counts output tokens only
+    (else it may include prompt tokens, which the compute roof alone bounds)."""
+    r, m, p = bd.reading, bd.reading.model, bd.reading.precision
+    setup = bd.setup or setup
+    gpu = setup.gpu
+    text: list[str] = []
+    where = _where(setup)
+    at = f"at {r.label}"
+    hard = bd.hard
+    if hard is None:
+        return _Judgement("unknown", ["no bandwidth to bound it"])
+    bounds = {"single_hard_tok_s": hard, "single_realistic_tok_s": bd.realistic}
+    lengths_stated = claim.fields.get("input_tokens") is not None or claim.fields.get("output_tokens") is not None
+    agg_ctx = context if lengths_stated else 0
+    agg_max = None
+    if gpu is not None and bd.offload is None and bd.fits is not False:
+        agg_max = max_aggregate_bound(m, gpu, p, agg_ctx, setup.tp, setup.pp, setup.replicas, gmu,
+                                      setup.memory_bytes)
+    if agg_max:
+        bounds["max_aggregate"] = agg_max
+    if bd.fits is False and bd.offload is None and gpu is not None and gpu.kind != "host_memory":
+        cap = setup.capacity
+        return _Judgement("implausible", [f"the weights at {r.label} ({_gb(bd.weights)}) do not fit {where} "
+                                          f"({_gb(cap)}) and nothing in the claim offloads them to host memory"],
+                          None, "memory", bounds)
+
+    def mbu_text(v, h, what):
+        u = v / h
+        return u, f"{fmt(v)} tok/s is {u:.0%} of the {what} ({sig3(h)} tok/s {at} on {where}) — {band_for(u)}"
+
+    def lower_precision_reaches(v: float, aggregate: bool) -> str | None:
+        if r.stated or r.fallback:
+            return None
+        for lower in ("FP8", "INT4"):
+            if lower in _released_names(m):
+                continue
+            if aggregate:
+                lb = max_aggregate_bound(m, gpu, lower, agg_ctx, setup.tp, setup.pp, setup.replicas, gmu,
+                                         setup.memory_bytes) if gpu is not None else None
+                h = lb["hard_tok_s"] if lb else None
+            else:
+                h = decode_bound(m, gpu, lower, context, setup.tp, pipeline_parallel=setup.pp).hard_tok_s
+            if h and v <= h * EVIDENCE_MBU:
+                return f"at {lower} the bound is {sig3(h)} tok/s: the figure needs weights narrower than the released ones"
+        return None
+
+    # --- a stated concurrency with no scope: per request when one stream could, else the total
+    if scope is None and concurrency and concurrency > 1 and bd.offload is None and gpu is not None:
+        agg = aggregate_bound(m, gpu, p, context, concurrency, setup.tp, setup.pp)
+        if value > min(hard, agg["hard_tok_s"] / concurrency):
+            scope = "aggregate"
+
+    # --- aggregate figures
+    if scope in ("aggregate", "gpu", "node"):
+        total = value
+        if scope == "gpu":
+            total = value * setup.count
+        elif scope == "node":
+            total = value * max(1, setup.count // 8 if setup.count >= 8 else 1)
+        if concurrency and concurrency > 1 and bd.offload is None:
+            agg = aggregate_bound(m, gpu, p, context, concurrency, setup.tp, setup.pp)
+            bounds["aggregate"] = agg
+            u, t = mbu_text(total, agg["hard_tok_s"], f"hard aggregate bound at concurrency {concurrency}")
+            text.append(t)
+            if u <= EVIDENCE_MBU:
+                return _Judgement("plausible", text, u, "aggregate", bounds)
+            if u <= 1:
+                return _Judgement("needs_explanation", text, u, "aggregate", bounds)
+            if not lengths_stated:
+                short = aggregate_bound(m, gpu, p, 0, concurrency, setup.tp, setup.pp)
+                if total <= short["hard_tok_s"] * EVIDENCE_MBU:
+                    text.append(f"lengths are not stated: with short contexts (little KV cache to read) the bound rises "
+                                f"to {sig3(short['hard_tok_s'])} tok/s, which it fits")
+                    return _Judgement("plausible", text, total / short["hard_tok_s"], "aggregate", bounds)
+                if total <= short["hard_tok_s"]:
+                    return _Judgement("needs_explanation", text, u, "aggregate", bounds)
+            lower = lower_precision_reaches(total, True)
+            if lower:
+                text.append(lower)
+                return _Judgement("needs_explanation", text, u, "aggregate", bounds)
+            text.append(f"at concurrency {concurrency} one step reads the weights once and each sequence's KV cache: "
+                        f"no batch of that size reaches {fmt(total)} tok/s")
+            return _Judgement("implausible", text, u, "aggregate", bounds)
+        if agg_max:
+            roof = agg_max.get("compute_tok_s")
+            if not output_only and roof:
+                h, what = roof, ("compute roof (2 × active parameters FLOPs per token, prompt tokens included: the "
+                                 "figure does not say it counts output tokens only)")
+            else:
+                h, what = agg_max["hard_tok_s"], (f"highest aggregate bound (a batch of {fmt(agg_max['batch'])} "
+                                                   "sequences the memory holds, capped by the compute roof)")
+            u, t = mbu_text(total, h, what)
+            text.append(t)
+            if u <= EVIDENCE_MBU:
+                return _Judgement("plausible", text, u, "aggregate", bounds)
+            lower = lower_precision_reaches(total, True)
+            if u <= 1 or lower:
+                if lower:
+                    text.append(lower)
+                return _Judgement("needs_explanation", text, u, "aggregate", bounds)
+            if not claim.fields.get("gpu_count"):
+                text.append("the GPU count is not stated: more GPUs would reach it")
+                return _Judgement("needs_explanation", text, u, "aggregate", bounds)
+            text.append("no batch the memory can hold reaches it on this hardware")
+            return _Judgement("implausible", text, u, "aggregate", bounds)
+        if bd.offload is not None:
+            u, t = mbu_text(total, hard, "offloaded single-stream bound (batching shares each host read)")
+            text.append(t)
+            return _Judgement("plausible" if u <= EVIDENCE_MBU else "needs_explanation", text, u, "single", bounds)
+        return _Judgement("unknown", ["no aggregate bound on this hardware"])
+
+    # --- per-stream figures
+    per_hard = hard
+    what = "single-stream hard bound"
+    if concurrency and concurrency > 1 and bd.offload is None and gpu is not None:
+        agg = aggregate_bound(m, gpu, p, context, concurrency, setup.tp, setup.pp)
+        per_hard = min(hard, agg["hard_tok_s"] / concurrency)
+        bounds["per_request_at_concurrency"] = {"hard_tok_s": per_hard, "concurrency": concurrency,
+                                                "realistic_tok_s": min(bd.realistic or per_hard,
+                                                                       agg["realistic_tok_s"] / concurrency)}
+        what = f"per-request hard bound at concurrency {concurrency}"
+    u, t = mbu_text(value, per_hard, what)
+    text.append(t)
+    if bd.offload is not None:
+        o = bd.offload
+        text.append(f"offload: {o['placement']}; {_gb(o['gpu_bytes_per_token'])} per token from the GPU and "
+                    f"{_gb(o['host_bytes_per_token'])} from {o['host_memory']} ({o['host_memory_why']})")
+    if u <= EVIDENCE_MBU:
+        return _Judgement("plausible", text, u, "single", bounds)
+    if u <= 1:
+        text.append("above 90 % of peak bandwidth: it needs evidence (the best published decode kernels reach ~78–85 %)")
+        return _Judgement("needs_explanation", text, u, "single", bounds)
+    # above the hard bound: what could account for it
+    ratio = value / per_hard
+    single = scope == "request" or concurrency == 1 or (words.single and not (concurrency and concurrency > 1))
+    possible: list[str] = []
+    if spec:
+        if ratio <= MAX_PLAUSIBLE_ACCEPTED_LENGTH:
+            possible.append(f"the stated speculative decoding would need a mean accepted length of ≥ {ratio:.2f} "
+                            "tokens per step (published methods reach ~2–4)")
+        else:
+            text.append(f"even the stated speculative decoding would need ≥ {ratio:.2f} accepted tokens per step, "
+                        "beyond the ~2–4 that published methods reach")
+    elif spec is None and not (single and r.stated) and ratio <= MAX_PLAUSIBLE_ACCEPTED_LENGTH:
+        possible.append(f"speculative decoding / MTP (not mentioned) would need a mean accepted length of ≥ "
+                        f"{ratio:.2f} tokens per step (published methods reach ~2–4)")
+    elif spec is None:
+        text.append(f"speculative decoding alone would need a mean accepted length of ≥ {ratio:.2f} tokens per step, "
+                    "beyond the ~2–4 that published methods reach")
+    serving = bool(_SERVING_CONTEXT.search(claim.text or "")) or bool(claim.fields.get("concurrency"))
+    if scope is None and not single and agg_max:
+        h_agg = agg_max["hard_tok_s"]
+        if value <= h_agg * EVIDENCE_MBU:
+            if ratio > MAX_PLAUSIBLE_ACCEPTED_LENGTH and serving:
+                text.append(f"no single stream reaches {fmt(value)} tok/s even with speculative decoding; read as "
+                            f"aggregate throughput over concurrent requests it is {value / h_agg:.0%} of the highest "
+                            f"aggregate bound ({sig3(h_agg)} tok/s)")
+                return _Judgement("plausible", text, value / h_agg, "aggregate_reading", bounds)
+            n = _concurrency_needed(m, gpu, p, agg_ctx, setup, value)
+            possible.append("it may be aggregate throughput over concurrent requests, not one request's speed"
+                            + (f" (about {n} concurrent requests reach it)" if n else ""))
+        elif value <= h_agg:
+            possible.append("as aggregate throughput it needs more than 90 % of the highest aggregate bound")
+        elif not claim.fields.get("gpu_count") and ratio > MAX_PLAUSIBLE_ACCEPTED_LENGTH and serving:
+            n = math.ceil(value / (h_agg * EVIDENCE_MBU) * max(1, setup.count))
+            text.append(f"no single stream reaches {fmt(value)} tok/s; read as a cluster's aggregate throughput it needs "
+                        f"about {fmt(n)} × {gpu.name} at most-favourable batching (the GPU count is not stated)")
+            return _Judgement("plausible", text, value / h_agg, "aggregate_reading", bounds)
+    lower = lower_precision_reaches(value, False)
+    if lower:
+        possible.append(lower)
+    if not claim.fields.get("gpu_count") and gpu is not None and gpu.kind not in ("host_memory", "accelerator") \
+            and bd.offload is None:
+        for n in (2, 4, 8):
+            if n <= setup.count:
+                continue
+            nb = decode_bound(m, gpu, p, context, n)
+            if nb.hard_tok_s and value <= nb.hard_tok_s * EVIDENCE_MBU:
+                possible.append(f"on {n}× {gpu.name} with tensor parallel the hard bound is {sig3(nb.hard_tok_s)} tok/s "
+                                "(the GPU count is not stated)")
+                break
+    if single and spec is not True and r.stated:
+        text.append("one request, a pinned precision and no speculative decoding stated: nothing accounts for it — "
+                    "physically impossible on this hardware")
+        return _Judgement("implausible", text, u, "single", bounds)
+    if possible:
+        text.extend(possible)
+        return _Judgement("needs_explanation", text, u, "single", bounds)
+    text.append("no explanation reaches it: speculative decoding, concurrency and precision all fall short")
+    return _Judgement("implausible", text, u, "single", bounds)
+
+
+def _concurrency_needed(m, gpu, p, context, setup: Setup, value) -> int | None:
+    for c in (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096):
+        if aggregate_bound(m, gpu, p, context, c, setup.tp, setup.pp)["hard_tok_s"] * EVIDENCE_MBU >= value:
+            return c
+    return None
+
+
+def _where(setup: Setup) -> str:
+    if setup.gpu is None:
+        return "no GPU"
+    if setup.count <= 1:
+        return f"one {setup.gpu.name}"
+    lay = []
+    if setup.tp > 1:
+        lay.append(f"TP {setup.tp}")
+    if setup.pp > 1:
+        lay.append(f"PP {setup.pp}")
+    return f"{setup.count}× {setup.gpu.name}" + (f" ({', '.join(lay)})" if lay else "")
+
+
+# ----------------------------------------------------------------- prefill, TTFT, e2e latency
+
+def _judge_prefill(value: float, bd: _Bounds, setup: Setup) -> _Judgement:
+    roof = prefill_bound(bd.reading.model, setup.gpu, bd.reading.precision, setup.tp, setup.pp)
+    if roof is None:
+        return _Judgement("unknown", ["prompt processing is bound by compute, and the catalog has no FLOP/s figure "
+                                      f"for {setup.gpu.name if setup.gpu else 'this hardware'}"])
+    u = value / roof
+    text = [f"{fmt(value)} prompt tok/s needs {u:.0%} of the dense FLOP/s roof ({sig3(roof)} tok/s at "
+            f"{bd.reading.label}: 2 × active parameters FLOPs per token on {_where(setup)})"]
+    if u <= EVIDENCE_MBU:
+        return _Judgement("plausible", text, None, "prefill", {"prefill_roof_tok_s": roof})
+    if u <= 1:
+        return _Judgement("needs_explanation", text, None, "prefill", {"prefill_roof_tok_s": roof})
+    text.append("above the compute roof: no prefill runs faster than the GPUs' peak FLOP/s")
+    return _Judgement("implausible", text, None, "prefill", {"prefill_roof_tok_s": roof})
+
+
+def _judge_ttft(value_s: float, bd: _Bounds, setup: Setup, input_tokens: int | None) -> _Judgement:
+    floor = ttft_floor(bd.reading.model, setup.gpu, bd.reading.precision, input_tokens or 1, setup.tp)
+    if floor is None:
+        return _Judgement("unknown", ["no bound for TTFT on this hardware"])
+    what = f"a {input_tokens}-token prompt" if input_tokens else "the shortest prompt (one weight read)"
+    text = [f"TTFT {fmt(value_s * 1000)} ms against the shortest possible prefill of {what}: "
+            f"{fmt(floor * 1000)} ms at {bd.reading.label} on {_where(setup)}"]
+    if value_s >= floor:
+        return _Judgement("plausible", text, None, "ttft", {"ttft_floor_s": floor})
+    text.append("faster than reading the weights and doing the prompt's FLOPs at peak: impossible")
+    return _Judgement("implausible", text, None, "ttft", {"ttft_floor_s": floor})
+
+
+# ---------------------------------------------------------------------------- consistency
+
+def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], dict]:
+    """Checks between the claim's own figures. Returns (findings, hints) where hints may carry
+    ``per_stream`` (a TPOT-implied speed) and ``implied_concurrency``."""
+    out: list[dict] = []
+    hints: dict = {}
+    figs = claim.figures
+    tpots = [f for f in figs if f.unit in ("ms/tok", "s/tok") and not f.headline]
+    if head is not None and head.unit == "tok/s" and rate and tpots:
+        t = tpots[0]
+        per = _rate_of(t.value, t.unit, {})
+        if per:
+            if abs(rate - per) <= 0.15 * per:
+                out.append({"check": "tpot_vs_tok_s", "ok": True,
+                            "text": f"1000 / {fmt(t.high)} ms = {fmt(per)} tok/s agrees with {fmt(rate)} tok/s"})
+            elif rate > per * 1.25 and _stated_scope(head) in (None, "aggregate") \
+                    and claim.fields.get("metric") in (None, "aggregate_throughput") \
+                    and claim.fields.get("engine") not in LOCAL_ENGINES:
+                n = rate / per
+                hints.update(per_stream=per, implied_concurrency=max(2, round(n)))
+                out.append({"check": "tpot_vs_tok_s", "ok": True,
+                            "text": f"{fmt(t.high)} ms per token is {fmt(per)} tok/s per stream, so {fmt(rate)} tok/s is "
+                                    f"an aggregate over about {n:.0f} streams"})
+            elif rate > per * 1.25 or rate < per / 1.25:
+                stated_stream = _stated_scope(head) in ("request", "user")
+                out.append({"check": "tpot_vs_tok_s", "ok": False,
+                            "severity": "implausible" if stated_stream and rate > per * 1.25 else "needs_explanation",
+                            "text": f"{fmt(rate)} tok/s contradicts {fmt(t.high)} {t.unit.replace('/tok', '')} per token "
+                                    f"(= {fmt(per)} tok/s) in the same claim"})
+    users = [f for f in figs if f.unit == "tok/s" and f.scope in ("user", "request") and f.concurrency and f.concurrency > 1]
+    aggs = [f for f in figs if f.unit == "tok/s" and f.scope == "aggregate"]
+    for u in users:
+        for a in aggs:
+            if a.concurrency in (None, u.concurrency) and a.high > u.concurrency * u.high * 1.15 and not a.before_change:
+                out.append({"check": "batch_times_per_user_vs_total", "ok": False,
+                            "text": f"{fmt(a.high)} tok/s in total is more than {u.concurrency} × {fmt(u.high)} tok/s "
+                                    f"per user = {fmt(u.concurrency * u.high)}"})
+    return out, hints
+
+
+# ------------------------------------------------------------------------------ requirements
+
+_REQ_KINDS = ("datacenter", "amd_datacenter", "workstation", "consumer", "amd_consumer", "apple", "soc")
+
+
+def requirements_for(model, precision_readings: list[Reading], value: float, context: int,
+                     per_stream: bool = True, limit: int = 6) -> dict:
+    """What a figure needs when no GPU is stated: per precision reading, the bandwidth one stream
+    needs (``value × bytes per token``), the memory the weights and one context need, and the
+    smallest catalog setups (1, 2, 4 or 8 GPUs with tensor parallel) that hold the weights and
+    whose hard bound reaches the figure at no more than 90 % of peak bandwidth.
+
+    Returns ``{min_bandwidth_bytes_per_s, min_memory_bytes, setups, by_precision: [...]}``
+    (the top-level keys are those of the first reading)."""
+    by = []
+    for r in precision_readings:
+        b = decode_bound(r.model, None, r.precision, context)
+        w = weights_bytes(r.model, r.precision)
+        kv = b.kv_bytes_per_token_read
+        need_bw = value * b.bytes_per_token if per_stream else None
+        min_mem = w + kv + 2 * GIB
+        setups = []
+        for g in gpus():
+            if g.kind not in _REQ_KINDS or not g.memory_bytes:
+                continue
+            for n in (1, 2, 4, 8):
+                if n > 1 and g.kind in ("apple", "soc", "consumer", "amd_consumer") and n > 4:
+                    continue
+                fits = w + kv + 2 * GIB * n <= g.memory_bytes * 0.9 * n
+                bd = decode_bound(r.model, g, r.precision, context, n)
+                if fits and bd.hard_tok_s * EVIDENCE_MBU >= value:
+                    setups.append({"gpu": g.name, "count": n, "hard_tok_s": bd.hard_tok_s,
+                                   "realistic_tok_s": bd.realistic_tok_s, "fits": True})
+                    break
+        setups.sort(key=lambda s: (s["count"], -s["hard_tok_s"] if s["count"] > 1 else s["hard_tok_s"]))
+        by.append({"precision": r.label, "bytes_per_token": b.bytes_per_token, "weights_bytes": w,
+                   "min_bandwidth_bytes_per_s": need_bw,
+                   "bandwidth_for_plausible_bytes_per_s": need_bw / EVIDENCE_MBU if need_bw else None,
+                   "min_memory_bytes": min_mem, "setups": setups[:limit], "setups_found": len(setups)})
+    first = by[0] if by else {}
+    return {"min_bandwidth_bytes_per_s": first.get("min_bandwidth_bytes_per_s"),
+            "min_memory_bytes": first.get("min_memory_bytes"), "setups": first.get("setups", []),
+            "precision": first.get("precision"), "by_precision": by,
+            "rule": "setups of 1, 2, 4 or 8 catalog GPUs (tensor parallel) that hold the weights and one context and "
+                    "reach the figure at ≤ 90 % of peak bandwidth; the smallest first"}
+
+
+# ---------------------------------------------------------------------------------- analysis
 
 def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None, gpu: GpuSpec | None = None,
                   bandwidth_bytes_per_s: float | None = None, gpu_memory_utilization: float = 0.9,
@@ -170,6 +1006,7 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
     f = claim.fields
     notes = list(claim.notes)
     explanations: list[str] = []
+    words = _words(claim.text, f.get("engine"))
 
     # --- the model
     unknown_model = None
@@ -178,30 +1015,32 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
             model = find_model(f["model"])
         except TokcheckError:
             unknown_model = f["model"]
-            # parse_claim already noted it; the explanation below says it once, with what to do
             notes[:] = [n for n in notes if not n.startswith(f"model {unknown_model!r} is not in the")]
     # --- the GPU
     if gpu is None and f.get("gpu"):
-        gpu = find_gpu(f["gpu"])
+        try:
+            gpu = find_gpu(f["gpu"])
+        except TokcheckError:
+            gpu = None
+    if gpu is not None and gpu.kind == "host_memory":
+        host = HostMemory(gpu.name, gpu.peak_bandwidth_bytes_per_s, gpu.achievable_fraction, f"stated ({gpu.source})", True)
+        gpu = _host_device(host)
     if bandwidth_bytes_per_s is not None:
         gpu = gpu_from_bandwidth(bandwidth_bytes_per_s, gpu.memory_bytes if gpu else None) if gpu is None else \
             GpuSpec(**{**asdict(gpu), "name": f"{gpu.name} at {bandwidth_bytes_per_s / 1e12:g} TB/s",
                        "peak_bandwidth_bytes_per_s": float(bandwidth_bytes_per_s), "source": "bandwidth given on the command line"})
 
-    spec = model if isinstance(model, ModelSpec) else None
-    precision, why_precision = _pick_precision(f, spec)
-    if isinstance(model, WeightsOnly) and precision == "released":
-        precision = "BF16"
-    notes.append(f"precision: {why_precision}")
+    spec_model = model if isinstance(model, ModelSpec) else None
     context, why_context = context_for(f)
     notes.append(f"context: {context} tokens ({why_context})")
-    tp = int(f.get("gpu_count") or 1)
-    concurrency = int(f.get("concurrency") or 1)
-    max_model_len = int(f.get("max_model_len") or ((f.get("input_tokens") or 0) + (f.get("output_tokens") or 0))
-                        or DEFAULT_MAX_MODEL_LEN)
-
-    result = ClaimAnalysis(claim=claim, model=spec, gpu=gpu, precision_used=precision, bound=None, memory=None,
+    setup = _setup(claim, gpu, words, notes)
+    gpu = setup.gpu
+    result = ClaimAnalysis(claim=claim, model=spec_model, gpu=gpu, precision_used=None, bound=None, memory=None,
                            verdict="unknown", explanations=explanations, notes=notes)
+    if gpu is not None:
+        result.layout = setup.to_json()
+        if setup.why:
+            notes.append(f"layout: {setup.why}")
     if model is None:
         if unknown_model:
             explanations.append(f"no model to bound: {unknown_model!r} is not in the built-in catalog; pass "
@@ -210,187 +1049,264 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
             explanations.append("no model to bound: name one the catalog knows, or pass --model-config / --weights")
         return result
 
-    bound = decode_bound(model, gpu, precision, context, tp, acceptance_rate=acceptance_rate, draft_tokens=draft_tokens)
-    mem = memory_budget(model, gpu, precision, max_model_len, concurrency, gpu_memory_utilization, tp)
-    result.bound, result.memory = _bound_json(bound), _memory_json(mem)
-    if mem.fits is not None and spec is not None:
-        result.memory["max_seqs_by_max_model_len"] = max_seqs_by_max_model_len(
-            spec, gpu, precision, gpu_memory_utilization, tp)
-    if spec is not None:
-        result.options = [asdict(o) for o in precision_options(spec, gpu, context, max_model_len, concurrency, tp,
-                                                                gpu_memory_utilization)]
-        result.full_precision = _full_precision_note(spec, f, gpu, context, tp)
-        if result.full_precision and result.full_precision.get("released_differs"):
-            rb = decode_bound(spec, gpu, "released", context, tp)
+    # --- precision readings
+    kvd = claim.footprint.get("kv_cache_dtype")
+    if kvd and isinstance(model, ModelSpec):
+        try:
+            model = replace(model, kv_cache_dtype=canonical_precision(kvd))
+            notes.append(f"KV cache in {canonical_precision(kvd)}, as stated")
+        except TokcheckError:
+            pass
+    if isinstance(model, WeightsOnly):
+        readings = [Reading(f"weights as given ({_gb(model.weights_bytes)})", "BF16", model,  # type: ignore[arg-type]
+                            "weights given directly", True)]
+        findings: list[dict] = []
+    else:
+        readings, findings = _readings(claim, model, setup, words, notes)
+    result.consistency.extend(findings)
+
+    head = claim.headline
+    unit, metric = f.get("unit"), f.get("metric")
+    value = f.get("value")
+    rate = _rate_of(value, unit or "tok/s", f) if value is not None else None
+    cons, hints = _consistency(claim, rate, head)
+    result.consistency.extend(cons)
+
+    # --- bounds per reading (JSON of the first reading that is judged)
+    all_bounds = []
+    for r in readings:
+        try:
+            all_bounds.append(_bounds(r, setup, claim, words, context, gpu_memory_utilization, acceptance_rate,
+                                      draft_tokens))
+        except TokcheckError as err:
+            notes.append(f"{r.label}: {err}")
+    if not all_bounds:
+        explanations.append("no precision reading could be bounded")
+        return result
+    first = all_bounds[0]
+    result.bound = _bound_json(first.bound)
+    result.precision_used = first.reading.precision if not isinstance(model, WeightsOnly) else first.bound.precision
+    if first.mem is not None:
+        result.memory = _memory_json(first.mem)
+        if first.mem.fits is not None and spec_model is not None:
+            result.memory["max_seqs_by_max_model_len"] = max_seqs_by_max_model_len(
+                first.reading.model, gpu, first.reading.precision, gpu_memory_utilization, max(1, setup.tp * setup.pp))
+    if spec_model is not None:
+        result.options = [asdict(o) for o in precision_options(spec_model, gpu, context, int(
+            f.get("max_model_len") or DEFAULT_MAX_MODEL_LEN), int(f.get("concurrency") or 1), setup.tp,
+            gpu_memory_utilization)] if gpu is None or gpu.kind != "host_memory" else []
+        result.full_precision = _full_precision_note(spec_model, f)
+        if result.full_precision.get("released_differs"):
+            rb = decode_bound(spec_model, gpu, "released", context, setup.tp, pipeline_parallel=setup.pp)
             result.released_bound = _bound_json(rb)
 
-    value, unit, metric = f.get("value"), f.get("unit"), f.get("metric")
-    if isinstance(value, (list, tuple)):
-        value = max(value)  # a range is judged by its top: the claim is at most that
+    # --- impossible footprints decide at once
+    bad = [c for c in findings if not c["ok"]] + [c for c in cons if not c["ok"]]
+
+    if rate is None and unit not in ("ms", "s"):
+        explanations.append("no speed figure tokcheck can bound")
+        return result
+
+    # --- no hardware: requirements
     if gpu is None:
-        explanations.append("the bound needs a GPU: pass --gpu NAME or --bandwidth 3.35TB/s "
-                            f"(bytes per token here: {_gb(bound.bytes_per_token)})")
+        return _no_gpu(result, claim, readings, rate, context, words, bad, hints)
+
+    result.reverse = implied_bytes_per_token(rate, gpu, setup.tp) if rate else None
+    if result.reverse is not None:
+        result.reverse["weights_bytes_at_precision"] = first.weights
+
+    judgements = []
+    if first.setup is not None and first.setup is not setup and first.setup.why:
+        notes.append(f"layout: {first.setup.why}")
+        result.layout = first.setup.to_json()
+    for bd in all_bounds:
+        j = _judge_one(claim, bd, setup, words, context, rate, head, hints, gpu_memory_utilization)
+        judgements.append((bd, j))
+        result.readings.append({"precision": bd.reading.label, "why": bd.reading.why, "verdict": j.verdict,
+                                "mbu": j.mbu, "single_stream_hard_tok_s": bd.hard, "fits": bd.fits,
+                                "weights_bytes": bd.weights, "offload": bd.offload is not None})
+    judged = [(bd, j) for bd, j in judgements if j.verdict != "unknown"]
+    if not judged:
+        result.verdict = "unknown"
+        explanations.extend(judgements[0][1].text)
         return result
-    if metric == "ttft" or unit in ("ms", "s"):
-        explanations.append("TTFT is set by prefill compute and queueing, not by the decode roofline; "
-                            "tokcheck bounds decode speed only")
-        return result
-    result.reverse = implied_bytes_per_token(value, gpu, tp)
-    result.reverse["weights_bytes_at_precision"] = mem.weights_bytes
-
-    aggregate_claim = metric == "aggregate_throughput" or (metric is None and concurrency > 1)
-    if aggregate_claim:
-        if not f.get("concurrency"):
-            explanations.append("aggregate throughput depends on concurrency, which the claim does not state")
-            result.verdict = "unknown"
-            return result
-        agg = aggregate_bound(model, gpu, precision, context, concurrency, tp)
-        result.bound["aggregate"] = agg
-        if value <= agg["realistic_tok_s"]:
-            result.verdict = "plausible"
-            explanations.append(f"{value:,g} tok/s over {concurrency} concurrent requests is at or below the "
-                                f"aggregate bound ({sig3(agg['realistic_tok_s'])} realistic, {sig3(agg['hard_tok_s'])} hard); "
-                                f"each request gets about {sig3(value / concurrency)} tok/s")
-        elif value <= agg["hard_tok_s"]:
-            result.verdict = "needs_explanation"
-            explanations.append(f"above the realistic aggregate bound ({sig3(agg['realistic_tok_s'])} tok/s): needs "
-                                f"{value / agg['hard_tok_s']:.0%} of peak bandwidth")
-        else:
-            result.verdict = "implausible"
-            explanations.append(f"above the hard aggregate bound ({sig3(agg['hard_tok_s'])} tok/s at concurrency "
-                                f"{concurrency})")
-        if result.verdict != "plausible" and f.get("input_tokens") is None and f.get("output_tokens") is None:
-            short = aggregate_bound(model, gpu, precision, 0, concurrency, tp)
-            explanations.append(f"lengths are not stated: with very short contexts (no KV cache read) the aggregate "
-                                f"bound rises to {sig3(short['realistic_tok_s'])} tok/s realistic")
-            if value <= short["realistic_tok_s"] and result.verdict == "implausible":
-                result.verdict = "needs_explanation"
-        _memory_explanations(result, mem, gpu, f, tp)
-        return result
-
-    c = concurrency
-
-    def realistic_at(p: str, t: int) -> float:
-        """Realistic per-request bound at precision p on t GPUs (shared steps when c > 1)."""
-        if c > 1:
-            return aggregate_bound(model, gpu, p, context, c, t)["realistic_tok_s"] / c
-        return decode_bound(model, gpu, p, context, t).realistic_tok_s
-
-    hard, realistic = bound.hard_tok_s, bound.realistic_tok_s
-    what = "single-request bound"
-    if c > 1:
-        # per-request speed while c requests share each step: the aggregate bound divided by c
-        agg = aggregate_bound(model, gpu, precision, context, c, tp)
-        result.bound["aggregate"] = agg
-        hard, realistic = agg["hard_tok_s"] / c, agg["realistic_tok_s"] / c
-        result.bound["per_request_at_concurrency"] = {"hard_tok_s": hard, "realistic_tok_s": realistic,
-                                                      "concurrency": c}
-        what = f"per-request bound at concurrency {c}"
-    if value <= realistic:
-        result.verdict = "plausible"
-        explanations.append(f"{value:,g} tok/s is at or below the realistic {what} "
-                            f"({sig3(realistic)} tok/s; hard {sig3(hard)})")
-    else:
-        needed = value / realistic
-        possible: list[str] = []
-        if value <= hard:
-            possible.append(f"it needs {value / hard:.0%} of peak bandwidth (MBU), above the "
-                            f"{gpu.achievable_fraction:.0%} a real decode loop reaches ({gpu.achievable_source})")
-        spec_ok = False
-        if f.get("speculative_decoding") is not False:
-            spec_ok = needed <= MAX_PLAUSIBLE_ACCEPTED_LENGTH
-            stated = " (the claim mentions it)" if f.get("speculative_decoding") else ""
-            possible.append(f"speculative decoding / MTP{stated} would need a mean accepted length of ≥ {needed:.2f} "
-                            f"tokens per step ({'within' if spec_ok else 'beyond'} the ~2–4 that published methods reach)")
-        # aggregate over concurrency is ruled out when the claim says one request
-        agg_ok = False
-        if c > 1:
-            agg_ok = value <= result.bound["aggregate"]["realistic_tok_s"]
-            if agg_ok:
-                possible.append(f"it fits as the aggregate over all {c} requests "
-                                f"({sig3(result.bound['aggregate']['realistic_tok_s'])} tok/s realistic), "
-                                "not one request's speed")
-        elif not (f.get("concurrency") == 1 or _said_single(claim.text)):
-            agg_ok = True
-            c_needed = _concurrency_needed(model, gpu, precision, context, tp, value)
-            possible.append("it may be aggregate throughput over concurrent requests, not one request's speed"
-                            + (f" (about {c_needed} concurrent requests would reach it)" if c_needed else ""))
-        lower_ok = False
-        if spec is not None and precision == "BF16" and result.full_precision and result.full_precision["released_differs"]:
-            r = realistic_at("released", tp)
-            if r >= value:
-                lower_ok = True
-                possible.append(f"the released checkpoint ({describe_scheme(scheme_for('released', spec.released_weights))}) "
-                                f"has a realistic bound of {sig3(r)} tok/s: the figure fits if the claim ran the released "
-                                "weights, which are not full precision in the BF16/FP16 sense")
-        if spec is not None and not lower_ok:
-            for p in ("FP8", "INT4"):
-                if p == precision or not (precision in ("BF16", "FP16", "FP32", "released") or p == "INT4"):
-                    continue
-                r = realistic_at(p, tp)
-                if r >= value:
-                    lower_ok = True
-                    possible.append(f"at {p} the realistic bound is {sig3(r)} tok/s — a lower precision than "
-                                    "stated would account for it")
-                    break
-        tp_ok = False
-        if spec is not None and not f.get("gpu_count") and mem.min_tensor_parallel and mem.min_tensor_parallel > 1:
-            r = realistic_at(precision, mem.min_tensor_parallel)
-            if r >= value:
-                tp_ok = True
-                possible.append(f"on {mem.min_tensor_parallel}× {gpu.name} with tensor parallel (the memory budget "
-                                f"needs that many anyway) the bound is {sig3(r)} tok/s realistic")
-        explanations.append(f"{value:,g} tok/s is above the realistic {what} ({sig3(realistic)} tok/s; "
-                            f"hard {sig3(hard)}) at {bound.precision_detail}, {_gb(bound.bytes_per_token)} per token")
-        explanations.extend(possible)
-        if value <= hard or spec_ok or agg_ok or lower_ok or tp_ok:
-            result.verdict = "needs_explanation"
-        else:
-            result.verdict = "implausible"
-            explanations.append("no explanation reaches it: physically impossible per request at the stated "
-                                "precision on this hardware")
-    _memory_explanations(result, mem, gpu, f, tp)
+    # the reading that fits (or is stated) and is most favourable; fallbacks only when the
+    # released weights cannot fit or the engine runs quantized files
+    best_bd, best = min(judged, key=lambda x: (_SEVERITY[x[1].verdict], x[0].reading.fallback))
+    result.verdict = best.verdict
+    result.precision_used = best_bd.reading.precision if best_bd.reading.precision != "released" or \
+        best_bd.reading.model is spec_model else best_bd.reading.label
+    if best_bd is not first:
+        result.bound = _bound_json(best_bd.bound)
+    result.bound["precision_reading"] = best_bd.reading.label
+    result.bound.update({k: v for k, v in best.bounds.items() if k in ("aggregate", "per_request_at_concurrency",
+                                                                          "max_aggregate")})
+    if best_bd.offload is not None:
+        result.offload = best_bd.offload
+        result.bound["offload"] = best_bd.offload
+    if best.mbu is not None:
+        result.mbu = {"value": best.mbu, "basis": best.basis, "band": band_for(best.mbu),
+                      "evidence_threshold": EVIDENCE_MBU,
+                      "references": [{"upto": e, "what": t} for e, t in MBU_BANDS]}
+    notes.append(f"precision: {best_bd.reading.why}")
+    explanations.extend(best.text)
+    others = [(bd, j) for bd, j in judged if bd is not best_bd and (not bd.reading.fallback or best_bd.reading.fallback)]
+    for bd, j in others[:2]:
+        mb = f" ({j.mbu:.0%} of its bound)" if j.mbu is not None else ""
+        explanations.append(f"at {bd.reading.label}: {j.verdict.replace('_', ' ')}{mb}")
+    _apply_bad(result, bad)
+    _memory_explanations(result, best_bd, best_bd.setup or setup)
     return result
 
 
-def _said_single(text: str) -> bool:
-    import re
-
-    return bool(re.search(r"single[\s\-](?:request|stream|user)|one request|batch[\s_\-]?size\s*1|单请求|单并发|单用户|单路|bs\s*=?\s*1\b",
-                          text, re.I))
-
-
-def _concurrency_needed(model, gpu, precision, context, tp, value) -> int | None:
-    for c in (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024):
-        if aggregate_bound(model, gpu, precision, context, c, tp)["realistic_tok_s"] >= value:
-            return c
-    return None
+def _stated_scope(head) -> str | None:
+    if head is None or not head.scope or str(head.why.get("scope", "")).startswith("inferred"):
+        return None
+    return head.scope
 
 
-def _memory_explanations(result: ClaimAnalysis, mem, gpu: GpuSpec, f: dict, tp: int) -> None:
-    if mem.fits is not False:
-        return
-    where = f"{tp}× {gpu.name}" if tp > 1 else f"one {gpu.name}"
-    if mem.weights_bytes + mem.overhead_bytes > mem.available_bytes:
-        text = (f"the weights alone ({_gb(mem.weights_bytes)}) do not fit in {where} "
-                f"({_gb(mem.available_bytes)} at gpu_memory_utilization {mem.gpu_memory_utilization})")
-        if f.get("gpu_count"):
-            text += ("; with the stated GPU count the engine must offload weights to CPU memory, and then the "
-                     "CPU's memory bandwidth, not the GPU's, bounds decode")
-            if result.verdict == "plausible":
-                result.verdict = "needs_explanation"
-        elif mem.min_tensor_parallel:
-            text += f"; at least {mem.min_tensor_parallel} GPUs with tensor parallel"
+def _output_only(claim: Claim, head) -> bool:
+    """Whether an aggregate figure's words say it counts output tokens only."""
+    words = " ".join(str(x) for x in (head.words if head else "", head.why.get("metric", "") if head else "",
+                                      claim.sources.get("metric", "")))
+    return bool(_OUTPUT_WORDS.search(words))
+
+
+def _judge_one(claim: Claim, bd: _Bounds, setup: Setup, words: _Words, context: int, rate, head, hints,
+               gmu: float) -> _Judgement:
+    f = claim.fields
+    setup = bd.setup or setup
+    unit, metric = f.get("unit"), f.get("metric")
+    value = f.get("value")
+    scope = _stated_scope(head)
+    spec = f.get("speculative_decoding")
+    if head is not None and head.spec_decoding is not None:
+        spec = head.spec_decoding
+    concurrency = f.get("concurrency")
+    if metric == "aggregate_throughput" and scope is None:
+        scope = "aggregate"
+    if metric in ("generation_tok_s", "tpot") and scope is None and concurrency == 1:
+        scope = "request"
+    if metric == "ttft" or (unit in ("ms", "s") and metric in (None, "ttft")):
+        v = max(value) if isinstance(value, (list, tuple)) else value
+        secs = v / 1000 if unit == "ms" else v
+        return _judge_ttft(secs, bd, setup, f.get("input_tokens"))
+    if metric == "e2e_latency" and unit in ("ms", "s"):
+        out_toks = f.get("output_tokens")
+        v = max(value) if isinstance(value, (list, tuple)) else value
+        secs = v / 1000 if unit == "ms" else v
+        if out_toks and secs > 0:
+            r = out_toks / secs
+            j = _judge_decode(r, bd, setup, claim, words, context, "request", 1, spec, gmu)
+            j.text.insert(0, f"{out_toks} tokens in {fmt(v)} {unit} needs at least {fmt(r)} tok/s of decode")
+            return j
+        return _Judgement("unknown", ["an end-to-end latency without the output length does not say a speed"])
+    if metric == "prefill_tok_s":
+        return _judge_prefill(rate, bd, setup)
+    if rate is None:
+        return _Judgement("unknown", ["no speed figure tokcheck can bound"])
+    if hints.get("implied_concurrency") and scope in (None, "aggregate") and metric in (None, "aggregate_throughput"):
+        j = _judge_decode(rate, bd, setup, claim, words, context, "aggregate", None, spec, gmu,
+                          _output_only(claim, head))
+        j.text.insert(0, f"the stated time per token makes it an aggregate over about {hints['implied_concurrency']} "
+                         "streams")
+        return j
+    return _judge_decode(rate, bd, setup, claim, words, context, scope, concurrency, spec, gmu,
+                         _output_only(claim, head))
+
+
+def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, context: int, words: _Words,
+            bad: list[dict], hints: dict) -> ClaimAnalysis:
+    """No GPU stated: an offload claim with its host memory is bounded by the host (the GPU's own
+    time counted as zero); otherwise ``requirements`` say what it would take."""
+    f = claim.fields
+    ex = result.explanations
+    metric = f.get("metric")
+    if rate is None or metric in ("ttft", "prefill_tok_s", "e2e_latency"):
+        ex.append("the bound needs a GPU: pass --gpu NAME or --bandwidth 3.35TB/s")
+        return result
+    r0 = readings[0]
+    b0 = decode_bound(r0.model, None, r0.precision, context)
+    result.bound = _bound_json(b0)
+    if (words.offload and (words.all_experts_on_cpu or claim.footprint.get("n_cpu_moe"))):
+        host = find_host_memory(claim.text, None)
+        off = offload_bound(r0.model, None, host, r0.precision, context, n_cpu_moe=claim.footprint.get("n_cpu_moe"),
+                            all_experts_on_cpu=words.all_experts_on_cpu, gpu_memory_bytes=0.0)
+        result.offload = off
+        h = off["hard_tok_s"]
+        u = rate / h if h else None
+        ex.append(f"the GPU is not named, so its own reads count as free: {off['placement']}, "
+                  f"{_gb(off['host_bytes_per_token'])} per token from {host.name} ({host.why}) bound one stream at "
+                  f"{sig3(h)} tok/s at {r0.label}")
+        if u is not None:
+            ex.append(f"{fmt(rate)} tok/s is {u:.0%} of that — {band_for(u)}")
+            result.mbu = {"value": u, "basis": "offload_host_only", "band": band_for(u), "evidence_threshold": EVIDENCE_MBU,
+                          "references": [{"upto": e, "what": t} for e, t in MBU_BANDS]}
+            result.verdict = "plausible" if u <= EVIDENCE_MBU else "needs_explanation"
+        return _finish_bad(result, bad)
+    scope = claim.headline.scope if claim.headline and not str(claim.headline.why.get("scope", "")).startswith("inferred") else None
+    aggregate = metric == "aggregate_throughput" or scope in ("aggregate", "gpu", "node")
+    req_readings = list(readings)
+    result.requirements = requirements_for(r0.model, req_readings, rate if not aggregate else 0.0, context,
+                                           per_stream=not aggregate)
+    req = result.requirements
+    ex.append("no GPU stated: " + _requirements_text(req, rate, aggregate))
+    if aggregate:
+        result.verdict = "plausible" if any(p["setups"] for p in req["by_precision"]) else "needs_explanation"
+        if result.verdict == "plausible":
+            ex.append("as an aggregate over concurrent requests it depends on the batch; any setup that holds the "
+                      "weights can batch its way there")
+        return _finish_bad(result, bad)
+    small = [s for p in req["by_precision"] for s in p["setups"] if s["count"] <= 8]
+    if small:
+        result.verdict = "plausible"
     else:
-        seqs = mem.max_concurrent_seqs
-        text = (f"KV cache for {mem.concurrency} × {mem.max_model_len} tokens ({_gb(mem.kv_cache_bytes)}) does not fit "
-                f"beside the weights on {where}: {seqs} sequence{'s' if seqs != 1 else ''} of max_model_len "
-                f"{mem.max_model_len} fit; a paged KV cache (vLLM) reserves only the tokens in use, so shorter "
-                "real contexts can still run at this concurrency")
-    result.explanations.append(text)
+        single = words.single or f.get("concurrency") == 1
+        if not single and scope is None:
+            ex.append("no single catalog setup of up to 8 GPUs reaches it per stream: it may be an aggregate over "
+                      "concurrent requests, speculative decoding, or a larger system")
+        result.verdict = "needs_explanation"
+    return _finish_bad(result, bad)
 
 
-def _full_precision_note(model: ModelSpec, f: dict, gpu: GpuSpec | None, context: int, tp: int) -> dict | None:
+def _apply_bad(result: ClaimAnalysis, bad: list[dict]) -> None:
+    """Failed consistency checks: an impossible footprint or contradiction makes the claim
+    implausible; a softer one (a time per token that disagrees with a generation speed) at least
+    needs explaining."""
+    for c in bad:
+        sev = c.get("severity", "implausible")
+        if _SEVERITY.get(sev, 2) > _SEVERITY.get(result.verdict, -1) or result.verdict == "unknown":
+            result.verdict = sev
+        result.explanations.append("inconsistent: " + c["text"])
+
+
+def _finish_bad(result: ClaimAnalysis, bad: list[dict]) -> ClaimAnalysis:
+    _apply_bad(result, bad)
+    return result
+
+
+def _requirements_text(req: dict, rate: float, aggregate: bool) -> str:
+    parts = []
+    for p in req["by_precision"][:2]:
+        s = p["setups"][:3]
+        setups = ", ".join(f"{x['count']}× {x['gpu']} ({sig3(x['hard_tok_s'])} tok/s hard)" for x in s) or "none in the catalog"
+        need = "" if aggregate or p["min_bandwidth_bytes_per_s"] is None else \
+            (f"{fmt(rate)} tok/s per stream needs ≥ {p['min_bandwidth_bytes_per_s'] / 1e12:,.2f} TB/s of memory bandwidth "
+             f"(≥ {p['bandwidth_for_plausible_bytes_per_s'] / 1e12:,.2f} TB/s to stay within 90 % of peak) and ")
+        parts.append(f"at {p['precision']}: {need}{_gb(p['min_memory_bytes'])} of memory; smallest setups: {setups}")
+    return "; ".join(parts)
+
+
+def _memory_explanations(result: ClaimAnalysis, bd: _Bounds, setup: Setup) -> None:
+    if bd.offload is not None or bd.fits is not False or setup.gpu is None:
+        return
+    where = f"{setup.count}× {setup.gpu.name}" if setup.count > 1 else f"one {setup.gpu.name}"
+    result.explanations.append(f"the weights ({_gb(bd.weights)}) do not fit in {where} "
+                               f"({_gb(setup.capacity)}); with no host memory to offload to, the figure cannot be "
+                               "served as stated")
+
+
+def _full_precision_note(model: ModelSpec, f: dict) -> dict:
     """for this model: when its released weights are not BF16, what 'full precision' implies."""
     released = describe_scheme(scheme_for("released", model.released_weights))
     rel_bytes = weights_bytes(model, "released")
@@ -400,9 +1316,12 @@ def _full_precision_note(model: ModelSpec, f: dict, gpu: GpuSpec | None, context
     out = {"released_weights": released, "released_bytes": rel_bytes, "bf16_bytes": bf16_bytes,
            "released_differs": differs, "claim_says_full_precision": asked}
     if differs:
-        out["meaning"] = (f"{model.name} ships {released} ({_gb(rel_bytes)}); 'full precision' for it means converting "
-                          f"to BF16: {_gb(bf16_bytes)} of weights. The released checkpoint itself is not full precision "
-                          "in the guide's sense (BF16/FP16), though it is the authors' own format, not a third-party quantization.")
+        out["meaning"] = (f"{model.name} ships {released} ({_gb(rel_bytes)}); 'not quantized' / 'original weights' means "
+                          f"that shipped format, while BF16 would be {_gb(bf16_bytes)} of weights — both are reported.")
     else:
         out["meaning"] = f"{model.name} ships {released}: full precision is its released form ({_gb(bf16_bytes)})."
     return out
+
+
+__all__ = ["EVIDENCE_MBU", "MBU_BANDS", "MAX_PLAUSIBLE_ACCEPTED_LENGTH", "ClaimAnalysis", "analyze_claim", "band_for",
+           "context_for", "fmt", "gpu_facts", "model_facts", "requirements_for"]

@@ -182,6 +182,11 @@ MODEL_TYPE_DEFAULTS: dict[str, dict] = {
 }
 
 
+#: Model types whose MLP is two matrices (up, down) with a plain GELU/ReLU, not a gated
+#: SwiGLU/GeGLU of three (transformers' OPT, GPT-2, GPT-NeoX, Falcon, BLOOM, Phi-1/2, GPT-J).
+_PLAIN_MLP_TYPES = ("opt", "gpt2", "gpt_neox", "falcon", "bloom", "phi", "gptj", "gpt_bigcode")
+
+
 def _text_config(cfg: dict) -> dict:
     """The decoder's config: a multimodal wrapper's ``text_config`` (with its own ``torch_dtype``
     and ``quantization_config``, else the wrapper's), or the config itself."""
@@ -244,6 +249,8 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
     kv_heads = int(_get(cfg, "num_key_value_heads", default=heads))
     head_dim = int(_get(cfg, "head_dim", default=h // heads))
     inter = int(_get(cfg, "intermediate_size", "n_inner", "ffn_dim", default=4 * h) or 0)
+    if mt == "qwen":  # Qwen (1): intermediate_size counts both halves of its gated MLP (w1, w2)
+        inter //= 2
 
     attention = "gqa"
     if mt == "deepseek_v4" or cfg.get("compress_ratios") is not None:
@@ -253,12 +260,14 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
 
     # MoE layout
     n_exp = int(_get(cfg, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", default=0) or 0)
-    k = int(_get(cfg, "num_experts_per_tok", "experts_per_token", "moe_topk", "moe_k", default=0) or 0)
+    k = int(_get(cfg, "num_experts_per_tok", "experts_per_token", "top_k_experts", "moe_topk", "moe_k", default=0) or 0)
     shared = int(_get(cfg, "n_shared_experts", default=0) or 0)
     shared_width = int(_get(cfg, "shared_expert_intermediate_size", "shared_intermediate_size", default=0) or 0)
-    moe_width = int(_get(cfg, "moe_intermediate_size", default=0) or 0)
+    moe_width = int(_get(cfg, "moe_intermediate_size", "expert_intermediate_size", default=0) or 0)
     dense_width = inter
     llama4 = mt.startswith("llama4")
+    if n_exp and cfg.get("enable_moe_block") and not shared_width:
+        shared_width = inter  # Gemma 4 MoE: the dense MLP stays beside the experts, always active
     if n_exp and not moe_width:
         moe_width = inter  # mixtral, gpt_oss, llama4, minimax: experts have intermediate_size
     if llama4 and n_exp:
@@ -351,6 +360,10 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
         linear_value_head_dim=int(cfg.get("linear_value_head_dim") or 0),
         linear_conv_kernel_dim=int(cfg.get("linear_conv_kernel_dim") or 4),
         attn_output_gate=bool(cfg.get("attn_output_gate")) or mt == "qwen3_next",
+        global_head_dim=int(cfg.get("global_head_dim") or 0),
+        num_global_kv_heads=int(cfg.get("num_global_key_value_heads") or 0),
+        attention_k_eq_v=bool(cfg.get("attention_k_eq_v")),
+        mlp_matrices=2 if mt in _PLAIN_MLP_TYPES else 3,
         num_experts=n_exp, experts_per_token=k, num_shared_experts=shared,
         moe_intermediate_size=moe_width, shared_expert_intermediate_size=shared_width,
         moe_layers=moe_layers,
