@@ -14,9 +14,9 @@ compressed attention — the last an estimate).
   realistic bound also pays two all-reduces per layer (:data:`ALLREDUCE_LATENCY_S`).
 - Pipeline parallel over ``pp`` stages adds no bandwidth to one stream: a token visits the
   stages one after another, each reading its share, so the time per token is the same as on
-  one stage's GPUs. llama.cpp's default layer split across GPUs is a pipeline. Only concurrent
-  streams (micro-batches in flight) put the other stages to work: the aggregate bound counts
-  all ``tp × pp`` GPUs.
+  one stage's GPUs. llama.cpp's default layer split across GPUs is a pipeline. For a given
+  number of concurrent streams the stages add no bandwidth per token either (each micro-batch
+  still reads every stage's weights); they add memory, so a larger batch fits, and compute.
 - Offload (:func:`offload_bound`): bytes held in host RAM are read at host memory bandwidth;
   one token takes ``gpu bytes / GPU bandwidth + host bytes / host bandwidth``.
 - Speculative decoding (Leviathan et al., 2023): a verify step of γ+1 tokens yields on average
@@ -335,7 +335,9 @@ def aggregate_bound(model, gpu, precision: str = "BF16", context_tokens: int = D
     sequence's KV cache; it also cannot beat the compute roof ``2 · active params · batch`` FLOPs
     per step at the GPU's dense BF16/FP8 rate. Under pipeline parallel ``pp`` the sequences form
     ``m = min(pp, concurrency)`` micro-batches in flight, each stage reading its weights once per
-    micro-batch: memory bound ``c · bw · tp · pp / (m · W + c · KV)``. Returns ``{hard_tok_s,
+    micro-batch: memory bound ``c · bw · tp · pp / (m · W + c · KV)`` — with ``m = pp`` the same as
+    one stage at batch ``c`` (the stages' memory lets a larger batch fit; their compute adds up).
+    Returns ``{hard_tok_s,
     realistic_tok_s, memory_tok_s, compute_tok_s}`` (compute None when the rate is unknown).
     """
     g = _as_gpu(gpu)

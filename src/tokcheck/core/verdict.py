@@ -376,8 +376,8 @@ def _setup(claim: Claim, gpu: GpuSpec | None, words: _Words, notes: list[str]) -
     host = find_host_memory(claim.text, gpu.kind) if gpu.kind not in ("host_memory", "accelerator") else None
     auto = not f.get("gpu_count") and not (foot.get("tensor_parallel") or foot.get("pipeline_parallel")) \
         and gpu.kind in ("datacenter", "amd_datacenter", "accelerator")
-    can_offload = host is not None and (words.offload or engine in LOCAL_ENGINES or gpu.kind not in
-                                        ("datacenter", "amd_datacenter"))
+    can_offload = host is not None and (words.offload or engine in LOCAL_ENGINES or (
+        engine is None and gpu.kind not in ("datacenter", "amd_datacenter")))
     return Setup(gpu=gpu, count=count, tp=tp, pp=pp, replicas=replicas, why=why, memory_bytes=mem, host=host,
                  auto_count=auto, can_offload=can_offload)
 
@@ -484,6 +484,16 @@ def _readings(claim: Claim, m: ModelSpec, setup: Setup, words: _Words, notes: li
                         f"{describe_scheme(scheme_for('released', m.released_weights))}: the shipped format", True), bf16]
 
     # --- stated footprints
+    stated_mem = f.get("gpu_memory_gb")
+    if stated_mem and setup.gpu is not None and setup.gpu.kind not in ("apple", "soc", "host_memory", "accelerator") \
+            and setup.gpu.memory_bytes:
+        card = setup.gpu.memory_bytes / GIB
+        ratio = stated_mem / card
+        family = setup.gpu.name.split()[0]
+        variants = [g.memory_bytes / GIB for g in gpus() if g.memory_bytes and g.name.split()[0].startswith(family)]
+        if ratio > 1.15 and abs(ratio - round(ratio)) > 0.05 and not any(abs(v - stated_mem) <= 0.05 * v for v in variants):
+            findings.append({"check": "memory_stated_vs_card", "ok": False, "severity": "needs_explanation",
+                             "text": f"a {setup.gpu.name} has {card:g} GB, not {fmt(stated_mem)} GB"})
     weights_gb = foot.get("weights_gb")
     used, scope = foot.get("memory_used_gb"), foot.get("memory_used_scope")
     if used and setup.gpu is not None and setup.gpu.kind != "host_memory":
@@ -567,7 +577,7 @@ def _readings(claim: Claim, m: ModelSpec, setup: Setup, words: _Words, notes: li
     if quantized_engine or not fits:
         why = (f"precision not stated and {engine} runs quantized files (Ollama's default tags are Q4_K_M)"
                if quantized_engine else "precision not stated and the released weights cannot fit the stated memory")
-        ladder = ["FP8", "INT8", "Q6_K", "INT4", "Q4_K_M"] if not quantized_engine else ["Q8_0", "Q6_K", "Q4_K_M"]
+        ladder = ["FP8", "INT4"] if not quantized_engine else ["Q8_0", "Q6_K", "Q4_K_M"]
         for p in ladder:
             if p in _released_names(m):
                 continue
@@ -762,12 +772,19 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
                     text.append(lower)
                 return _Judgement("needs_explanation", text, u, "aggregate", bounds)
             if not claim.fields.get("gpu_count"):
-                text.append("the GPU count is not stated: more GPUs would reach it")
+                n = math.ceil(total / (h * EVIDENCE_MBU) * max(1, setup.count))
+                if _SERVING_CONTEXT.search(claim.text or ""):
+                    text.append(f"the GPU count is not stated: read as a cluster's throughput it needs about {fmt(n)} × "
+                                f"{gpu.name}")
+                    return _Judgement("plausible", text, u, "aggregate_reading", bounds)
+                text.append(f"the GPU count is not stated: about {fmt(n)} × {gpu.name} would reach it")
                 return _Judgement("needs_explanation", text, u, "aggregate", bounds)
             text.append("no batch the memory can hold reaches it on this hardware")
             return _Judgement("implausible", text, u, "aggregate", bounds)
-        if bd.offload is not None:
-            u, t = mbu_text(total, hard, "offloaded single-stream bound (batching shares each host read)")
+        if bd.offload is not None or bd.fits is not False:
+            what = ("offloaded single-stream bound (batching shares each host read)" if bd.offload is not None else
+                    "single-stream bound (the memory left beside the weights holds about one sequence)")
+            u, t = mbu_text(total, hard, what)
             text.append(t)
             return _Judgement("plausible" if u <= EVIDENCE_MBU else "needs_explanation", text, u, "single", bounds)
         return _Judgement("unknown", ["no aggregate bound on this hardware"])
@@ -832,7 +849,8 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
     lower = lower_precision_reaches(value, False)
     if lower:
         possible.append(lower)
-    if not claim.fields.get("gpu_count") and gpu is not None and gpu.kind not in ("host_memory", "accelerator") \
+    if not claim.fields.get("gpu_count") and gpu is not None and gpu.kind not in ("host_memory", "accelerator",
+                                                                                  "apple", "soc") \
             and bd.offload is None:
         for n in (2, 4, 8):
             if n <= setup.count:
@@ -916,20 +934,22 @@ def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], di
     if head is not None and head.unit == "tok/s" and rate and tpots:
         t = tpots[0]
         per = _rate_of(t.value, t.unit, {})
+        scope = _stated_scope(head)
+        metric = claim.fields.get("metric")
         if per:
             if abs(rate - per) <= 0.15 * per:
                 out.append({"check": "tpot_vs_tok_s", "ok": True,
                             "text": f"1000 / {fmt(t.high)} ms = {fmt(per)} tok/s agrees with {fmt(rate)} tok/s"})
-            elif rate > per * 1.25 and _stated_scope(head) in (None, "aggregate") \
-                    and claim.fields.get("metric") in (None, "aggregate_throughput") \
-                    and claim.fields.get("engine") not in LOCAL_ENGINES:
+            elif rate > per * 1.25 and (scope in ("aggregate", "gpu", "node") or metric == "aggregate_throughput"
+                                         or (scope is None and metric is None
+                                             and claim.fields.get("engine") not in LOCAL_ENGINES)):
                 n = rate / per
                 hints.update(per_stream=per, implied_concurrency=max(2, round(n)))
                 out.append({"check": "tpot_vs_tok_s", "ok": True,
                             "text": f"{fmt(t.high)} ms per token is {fmt(per)} tok/s per stream, so {fmt(rate)} tok/s is "
                                     f"an aggregate over about {n:.0f} streams"})
             elif rate > per * 1.25 or rate < per / 1.25:
-                stated_stream = _stated_scope(head) in ("request", "user")
+                stated_stream = scope in ("request", "user")
                 out.append({"check": "tpot_vs_tok_s", "ok": False,
                             "severity": "implausible" if stated_stream and rate > per * 1.25 else "needs_explanation",
                             "text": f"{fmt(rate)} tok/s contradicts {fmt(t.high)} {t.unit.replace('/tok', '')} per token "
@@ -1132,7 +1152,9 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
         return result
     # the reading that fits (or is stated) and is most favourable; fallbacks only when the
     # released weights cannot fit or the engine runs quantized files
-    best_bd, best = min(judged, key=lambda x: (_SEVERITY[x[1].verdict], x[0].reading.fallback))
+    best_bd, best = min(judged, key=lambda x: (_SEVERITY[x[1].verdict],
+                                               x[0].reading.fallback and x[0].offload is not None,
+                                               x[0].reading.fallback))
     result.verdict = best.verdict
     result.precision_used = best_bd.reading.precision if best_bd.reading.precision != "released" or \
         best_bd.reading.model is spec_model else best_bd.reading.label

@@ -1,0 +1,365 @@
+"""Each rule of the judge (core/verdict, core/roofline, core/hostmem) with the arithmetic that
+gives its true value in the docstring. Claims are built from fields directly where the rule, not
+the reader, is under test."""
+
+import pytest
+
+from tokcheck.core.catalog import find_gpu, find_model
+from tokcheck.core.claim import Claim, parse_claim
+from tokcheck.core.hostmem import find_host_memory
+from tokcheck.core.roofline import (
+    aggregate_bound,
+    communication_per_token,
+    decode_bound,
+    offload_bound,
+    prefill_bound,
+    ttft_floor,
+    weights_bytes,
+)
+from tokcheck.core.verdict import EVIDENCE_MBU, MBU_BANDS, analyze_claim, band_for, fmt
+
+
+def _claim(text="", footprint=None, **fields):
+    return Claim(text=text, fields=fields, footprint=footprint or {})
+
+
+# ------------------------------------------------------------------------------------ offload
+
+def test_offload_bound_is_one_over_gpu_time_plus_host_time():
+    """gpt-oss-120b with --n-cpu-moe 36 (all 36 MoE layers' experts in RAM) on an RTX 3090 with
+    dual-channel DDR5-6000 (2 × 8 B × 6000 MT/s = 96 GB/s). Host bytes per token: the 4 active
+    experts of 36 layers, 3 · 2880 · 2880 + biases ≈ 24.9 M params each → 3.58 B × 0.53125 B = 1.90 GB;
+    GPU bytes: attention, router, lm_head in BF16 + KV ≈ 3.16 GB. Time per token: 3.16e9 / 0.936e12
+    + 1.90e9 / 96e9 = 3.37 ms + 19.8 ms = 23.2 ms → 43.1 tok/s."""
+    m, g = find_model("gpt-oss-120b"), find_gpu("RTX 3090")
+    host = find_host_memory("64GB dual-channel DDR5-6000")
+    assert host.bandwidth_bytes_per_s == pytest.approx(96e9)
+    o = offload_bound(m, g, host, "released", 1500, n_cpu_moe=36)
+    assert o["host_bytes_per_token"] == pytest.approx(1.90e9, rel=0.01)
+    expect = 1 / (o["gpu_bytes_per_token"] / 0.936e12 + o["host_bytes_per_token"] / 96e9)
+    assert o["hard_tok_s"] == pytest.approx(expect) == pytest.approx(43.1, rel=0.01)
+
+
+def test_offload_claim_is_judged_at_host_bandwidth():
+    """The same setup claimed at 20 tok/s: 20 / 43.1 = 46 % of the offloaded hard bound → plausible;
+    at 60 tok/s (139 %) it is not one stream's speed on that RAM."""
+    fields = dict(model="gpt-oss-120b", gpu="RTX 3090", gpu_count=1, engine="llama.cpp", unit="tok/s")
+    text = "gpt-oss-120b on an RTX 3090, --n-cpu-moe 36, 64GB dual-channel DDR5-6000"
+    a = analyze_claim(_claim(text, {"n_cpu_moe": 36}, value=20.0, **fields))
+    assert a.verdict == "plausible" and a.offload["host_memory"] == "Dual-channel DDR5-6000"
+    assert a.mbu["value"] == pytest.approx(20 / 43.1, rel=0.02)
+    b = analyze_claim(_claim(text + ", one request", {"n_cpu_moe": 36}, value=60.0, precision="MXFP4", **fields))
+    assert b.verdict == "implausible"
+
+
+def test_weights_that_cannot_fit_spill_to_host_in_a_local_engine():
+    """Llama 3.1 70B at Q6_K (6.5625 bits: 70.55 B × 0.82 = 57.9 GB) on one 24 GB RTX 3090 with
+    llama.cpp: ~34 GB must sit in RAM (desktop dual-channel DDR5-5600 assumed, 89.6 GB/s), so a
+    token reads ~34 GB from the host: under 3 tok/s. A claimed 0.2 tok/s is plausible; 15 tok/s is
+    far above it."""
+    fields = dict(model="Llama 3.1 70B", precision="Q6_K", gpu="RTX 3090", gpu_count=1, engine="llama.cpp", unit="tok/s")
+    a = analyze_claim(_claim("", value=0.2, **fields))
+    assert a.verdict == "plausible" and a.offload["hard_tok_s"] < 3
+    assert "assumed" in a.offload["host_memory_why"]
+    assert analyze_claim(_claim("", value=15.0, **fields)).verdict != "plausible"
+
+
+@pytest.mark.parametrize("text, name, gbs", [
+    ("an EPYC 7343 with 64 GB of DDR4 3200", "8-channel DDR4-3200", 204.8),        # 8 × 8 × 3200
+    ("two Xeon Gold 6454S with 8x DDR5-4800 per socket", "8-channel DDR5-4800 × 2 sockets", 614.4),
+    ("单颗 EPYC 9135、DDR5 5600MHz 64GB x 12", "12-channel DDR5-5600", 537.6),       # 12 × 8 × 5600
+    ("a Ryzen 7 5800X", "Dual-channel DDR4-3200", 51.2),                            # platform default
+    ("64GB dual-channel DDR5-5600 (89.6 GB/s)", "host memory at 89.6 GB/s", 89.6),  # stated bandwidth wins
+    ("an RTX 4090", "Dual-channel DDR5-5600", 89.6),                                # assumed, and said so
+])
+def test_host_memory_from_the_words(text, name, gbs):
+    """Host bandwidth = channels × 8 bytes × MT/s (JEDEC), from a stated DDR kind, a named CPU's
+    platform, a stated GB/s figure, or a named assumption (a desktop's dual-channel DDR5-5600)."""
+    h = find_host_memory(text)
+    assert h.name == name and h.bandwidth_bytes_per_s == pytest.approx(gbs * 1e9)
+    assert ("assumed" in h.why) == (not h.stated)
+
+
+# ------------------------------------------------------------------------------- PP vs TP
+
+def test_pipeline_parallel_adds_no_bandwidth_for_one_stream():
+    """Llama 3.1 70B FP16 reads 139.5 GB per token (one embedding row, not the table). Pipeline
+    over 8 RTX 4090s: the stages run in turn, 1.008e12 / 139.5e9 = 7.23 tok/s — the same as one GPU
+    with enough memory; tensor parallel 8: 8 × 1.008e12 / 139.5e9 = 57.8 tok/s."""
+    m, g = find_model("Llama 3.1 70B"), find_gpu("RTX 4090")
+    pp = decode_bound(m, g, "FP16", 1500, 1, pipeline_parallel=8)
+    tp = decode_bound(m, g, "FP16", 1500, 8)
+    assert pp.hard_tok_s == pytest.approx(1.008e12 / pp.bytes_per_token) == pytest.approx(7.23, rel=0.01)
+    assert tp.hard_tok_s == pytest.approx(8 * 1.008e12 / tp.bytes_per_token) == pytest.approx(57.8, rel=0.01)
+
+
+def test_pipeline_stages_add_memory_and_compute_not_bandwidth_per_token():
+    """64 sequences over 8 stages = 8 micro-batches of 8: each micro-batch reads every stage's
+    weights, so c · bw · pp / (m · W) = 64 · 1.008e12 · 8 / (8 · 139.5e9) = 462 tok/s, the rate of one
+    stage at batch 64. The compute roof does add up (8 × 165 TFLOP/s), and only the 8 stages' memory
+    holds the 141 GB of weights at all, so the highest aggregate exists only with them."""
+    from tokcheck.core.roofline import max_aggregate_bound
+    m, g = find_model("Llama 3.1 70B"), find_gpu("RTX 4090")
+    one = aggregate_bound(m, g, "FP16", 0, 64, 1, 1)
+    eight = aggregate_bound(m, g, "FP16", 0, 64, 1, 8)
+    assert eight["memory_tok_s"] == pytest.approx(one["memory_tok_s"], rel=1e-3) == pytest.approx(462, rel=0.01)
+    assert eight["compute_tok_s"] == pytest.approx(8 * one["compute_tok_s"])
+    assert max_aggregate_bound(m, g, "FP16", 1500, 1, 1) is None
+    assert max_aggregate_bound(m, g, "FP16", 1500, 1, 8)["batch"] > 1
+
+
+def test_tensor_parallel_pays_all_reduce_latency_in_the_realistic_bound():
+    """TP 8 of Llama 3.1 70B over PCIe: 2 all-reduces × 80 layers × 20 µs = 3.2 ms per token on top
+    of 139.5e9 / (8 × 1.008e12 × 0.80) = 21.6 ms → realistic 1 / 24.8 ms = 40.3 tok/s; the hard
+    bound (57.8) leaves communication out."""
+    m, g = find_model("Llama 3.1 70B"), find_gpu("RTX 4090")
+    assert communication_per_token(m, g, 8) == pytest.approx(2 * 80 * 20e-6)
+    b = decode_bound(m, g, "FP16", 1500, 8)
+    assert b.realistic_tok_s == pytest.approx(1 / (1 / (b.hard_tok_s * g.achievable_fraction) + 3.2e-3))
+
+
+def test_llama_cpp_splits_layers_so_the_claim_is_judged_as_a_pipeline():
+    """"llama.cpp on 8 × RTX 4090, Llama 70B F16, 6.47 t/s": layer split → 7.23 tok/s hard bound,
+    6.47 / 7.23 = 89 % of peak; with --split-mode row it would be tensor parallel (57.8)."""
+    f = dict(model="Llama 3.1 70B", precision="FP16", gpu="RTX 4090", gpu_count=8, engine="llama.cpp",
+             value=6.47, unit="tok/s")
+    a = analyze_claim(_claim("llama.cpp, 8 cards", **f))
+    assert a.layout["pipeline_parallel"] == 8 and a.layout["tensor_parallel"] == 1
+    assert a.mbu["value"] == pytest.approx(6.47 / 7.23, rel=0.01)
+    b = analyze_claim(_claim("llama.cpp --split-mode row, 8 cards", **f))
+    assert b.layout["tensor_parallel"] == 8
+
+
+# ----------------------------------------------------------------------- batched bound
+
+def test_batched_bound_at_a_stated_concurrency():
+    """Llama 3.1 8B BF16 on an H100, 64 requests at 1500 tokens of context: one step reads 15.0 GB
+    of weights (16.06 GB less the 1.05 GB embedding table, of which only 64 rows are read) and
+    64 × 1500 × 131,072 B = 12.6 GB of KV → 64 × 3.35e12 / 27.6e9 = 7,770 tok/s. 7,200 tok/s is
+    93 % of it (needs evidence), 9,000 tok/s is above it: implausible at that batch."""
+    f = dict(model="Llama 3.1 8B", precision="BF16", gpu="H100 SXM", gpu_count=1, concurrency=64,
+             metric="aggregate_throughput", input_tokens=1000, output_tokens=1000, unit="tok/s")
+    agg = aggregate_bound(find_model("Llama 3.1 8B"), find_gpu("H100 SXM"), "BF16", 1500, 64)
+    assert agg["memory_tok_s"] == pytest.approx(7770, rel=0.01)
+    assert analyze_claim(_claim("", value=7200.0, **f)).verdict == "needs_explanation"
+    bad = analyze_claim(_claim("", value=9000.0, **f))
+    assert bad.verdict == "implausible" and any("one step reads the weights once" in e for e in bad.explanations)
+
+
+# --------------------------------------------------------------------- above the hard bound
+
+def test_single_request_pinned_precision_above_the_bound_is_implausible():
+    """Llama 3.1 8B at FP8 on an RTX 4090: 6.97 B × 1 B + 1.05 B lm_head × 2 B + KV ≈ 8.2 GB per
+    token → 1.008e12 / 8.2e9 = 123 tok/s hard. 195 tok/s at batch 1, FP8 stated, no speculative
+    decoding stated → implausible."""
+    a = analyze_claim(_claim("195 t/s decode at batch 1", model="Llama 3.1 8B", precision="FP8", gpu="RTX 4090",
+                             gpu_count=1, concurrency=1, metric="generation_tok_s", value=195.0, unit="tok/s"))
+    assert a.bound["hard_tok_s"] == pytest.approx(123, rel=0.02)
+    assert a.verdict == "implausible"
+
+
+def test_above_the_bound_without_those_facts_needs_explanation_naming_what_it_takes():
+    """170 tok/s with nothing said about requests or precision: released BF16 reads 15.2 GB per
+    token → 1.008e12 / 15.2e9 = 66.3 tok/s, so it would take ≥ 2.56 accepted tokens per step,
+    concurrency, or weights narrower than BF16 (INT4: 4.85 GB → 208 tok/s, 82 %)."""
+    a = analyze_claim(_claim("", model="Llama 3.1 8B", gpu="RTX 4090", gpu_count=1, value=170.0, unit="tok/s"))
+    assert a.verdict == "needs_explanation"
+    text = " ".join(a.explanations)
+    assert "accepted length" in text and "concurrent requests" in text and "narrower" in text
+
+
+def test_absurd_figure_is_implausible_and_printed_plainly():
+    """100,000 tok/s for Llama 3.1 8B on one H100, one request: 3.35e12 / 16.3e9 = 206 tok/s hard,
+    485× below; printed "100,000", never "1e+05"."""
+    a = analyze_claim(parse_claim("Llama 3.1 8B does 100,000 tok/s on one H100, single request"))
+    assert a.verdict == "implausible"
+    joined = " ".join(a.explanations)
+    assert "100,000" in joined and "e+0" not in joined
+    assert fmt(100000.0) == "100,000" and fmt(2.49e6) == "2,490,000" and fmt(0.9) == "0.9"
+
+
+def test_spec_decoding_stated_explains_up_to_the_published_acceptance():
+    """Gemma 4 31B at Q8_0 (8.5 bits: 30.7 B × 1.0625 ≈ 32.6 GB) on a Ryzen AI Max+ 395 (256 GB/s):
+    7.8 tok/s hard. 22.1 tok/s with a stated MTP draft is 2.8 accepted tokens per step — within the
+    ~2–4 published methods reach → needs_explanation; 40 tok/s for one request would need 5.1 →
+    implausible."""
+    f = dict(model="Gemma 4 31B", precision="Q8_0", gpu="Ryzen AI Max+ 395", engine="llama.cpp",
+             speculative_decoding=True, unit="tok/s")
+    a = analyze_claim(_claim("with the MTP draft", value=22.1, **f))
+    assert a.verdict == "needs_explanation" and a.bound["hard_tok_s"] == pytest.approx(7.8, rel=0.03)
+    assert analyze_claim(_claim("with the MTP draft, one request", value=40.0, **f)).verdict == "implausible"
+
+
+# ------------------------------------------------------------------------------ MBU bands
+
+@pytest.mark.parametrize("mbu, words", [(0.45, "Hazy Research"), (0.66, "gpt-fast"), (0.80, "hand-tuned"),
+                                        (0.88, "best kernels"), (0.95, "needs evidence"), (1.2, "above the hard")])
+def test_mbu_bands_cite_their_references(mbu, words):
+    """The bands: ≤ 50 % typical engines (Hazy Research), ≤ 69 % gpt-fast (69 % of an A100),
+    ≤ 85 % hand-tuned kernels, ≤ 90 % best kernels, above 90 % needs evidence."""
+    assert words in band_for(mbu)
+    assert [e for e, _ in MBU_BANDS] == [0.50, 0.69, 0.85, 0.90, 1.00] and EVIDENCE_MBU == 0.90
+
+
+def test_figure_above_90_percent_of_peak_needs_evidence():
+    """Qwen3-0.6B MLX 8-bit (8.5 bits, embeddings included: 0.6 B × 1.0625 = 0.64 GB + KV) on an M4
+    Pro (273 GB/s): ~340 tok/s hard. 284 tok/s is 84 % → plausible; 320 tok/s is 94 % → needs evidence."""
+    f = dict(model="Qwen3-0.6B", precision="INT8", gpu="Apple M4 Pro", gpu_count=1, engine="MLX",
+             metric="generation_tok_s", unit="tok/s")
+    a = analyze_claim(_claim("mlx-community/Qwen3-0.6B-8bit", value=284.2, **f))
+    assert a.verdict == "plausible" and 0.80 < a.mbu["value"] < 0.90
+    assert analyze_claim(_claim("mlx-community/Qwen3-0.6B-8bit", value=320.0, **f)).verdict == "needs_explanation"
+
+
+# ------------------------------------------------------------------------------ precision
+
+def test_not_quantized_means_the_shipped_format_and_both_are_reported():
+    """DeepSeek R1 "not quantized" on 8 × H200: shipped FP8 (673 GB) fits 8 × 141 GB; BF16 (1,342 GB)
+    does not. Released: 37.8 GB per token → 8 × 4.8e12 / 37.8e9 = 1,016 tok/s; 250 tok/s is 25 %."""
+    a = analyze_claim(_claim("not quantized", model="DeepSeek R1", precision="full", quantization="none",
+                             gpu="H200", gpu_count=8, value=250.0, unit="tok/s", concurrency=1))
+    labels = [r["precision"] for r in a.readings]
+    assert labels[0].startswith("released (FP8") and "BF16" in labels
+    assert a.verdict == "plausible"
+    assert a.full_precision["released_bytes"] == pytest.approx(673e9, rel=0.01)
+    assert next(r for r in a.readings if r["precision"] == "BF16")["fits"] is False
+
+
+def test_unstated_precision_that_cannot_fit_is_judged_at_what_fits():
+    """Qwen3-30B-A3B on one RTX 4090 (24 GB) at 196 tok/s, precision unstated: BF16 is 61 GB and
+    FP8 31 GB, neither fits; INT4 (~16.5 GB) does: 3.35 B active → ~1.9 GB per token → ~530 tok/s
+    hard, so 196 tok/s is a 4-bit claim (~37 %), plausible."""
+    a = analyze_claim(_claim("", model="Qwen3-30B-A3B", gpu="RTX 4090", gpu_count=1, value=196.0, unit="tok/s",
+                             engine="vLLM"))
+    assert a.verdict == "plausible"
+    assert "INT4" in a.bound["precision_reading"]
+    assert weights_bytes(find_model("Qwen3-30B-A3B"), "BF16") > 24e9
+
+
+def test_stated_gguf_type_is_bounded_at_its_bits():
+    """"Q6_K" is bounded at 6.5625 bits, not BF16: Llama 3.1 8B reads 7.5 B weights (all but the
+    embedding table) × 0.8203 B = 6.16 GB + 0.2 GB of KV per token → 1.008e12 / 6.36e9 = 158 tok/s
+    on an RTX 4090; 93 tok/s is 59 %."""
+    a = analyze_claim(_claim("", model="Llama 3.1 8B", precision="Q6_K", gpu="RTX 4090", gpu_count=1,
+                             engine="llama.cpp", value=93.0, unit="tok/s"))
+    assert a.verdict == "plausible" and a.bound["hard_tok_s"] == pytest.approx(158, rel=0.02)
+
+
+def test_unsloth_dynamic_quant_is_bounded_at_its_base_type():
+    """DeepSeek R1 UD-Q2_K_XL → Q2_K (2.625 bits): a note says so, and the bound uses it."""
+    a = analyze_claim(_claim("DeepSeek-R1 UD-Q2_K_XL", model="DeepSeek R1", precision="UD-Q2_K_XL", gpu="RTX 3090",
+                             gpu_count=1, engine="KTransformers", value=2.86, unit="tok/s"))
+    assert any("Unsloth dynamic quant" in n and "Q2_K" in n for n in a.notes)
+    assert a.verdict == "plausible"
+
+
+# ------------------------------------------------------------------------------ footprints
+
+def test_impossible_weights_footprint_at_a_stated_precision():
+    """Mixtral 8x7B (46.7 B) "in 14 GB at INT4": INT4 with group-128 scales is 46.7 B × 0.5156 B
+    ≈ 24 GB (+ BF16 embeddings); 14 GB is 2.4 bits per weight → inconsistent → implausible."""
+    a = analyze_claim(_claim("", {"weights_gb": 14.0}, model="Mixtral 8x7B", precision="INT4", gpu="RTX 4090",
+                             gpu_count=1, value=20.0, unit="tok/s"))
+    assert a.verdict == "implausible"
+    assert any("cannot be" in e and "INT4" in e for e in a.explanations)
+
+
+def test_memory_used_per_card_above_its_capacity_is_implausible():
+    """182 GB in use per card on an H200, which has 141 GB: impossible."""
+    a = analyze_claim(_claim("", {"memory_used_gb": 182.0, "memory_used_scope": "per_gpu"}, model="DeepSeek R1",
+                             precision="FP8", gpu="H200", gpu_count=8, value=1000.0, unit="tok/s",
+                             metric="aggregate_throughput", concurrency=32))
+    assert a.verdict == "implausible" and any("182 GB" in e for e in a.explanations)
+
+
+def test_memory_too_small_for_any_format_is_implausible():
+    """DeepSeek R1 (671 B) in 28.7 GB: 28.7e9 × 8 / 671e9 = 0.34 bits per weight, below IQ1_S's 1.56."""
+    a = analyze_claim(_claim("", {"memory_used_gb": 28.7, "memory_used_scope": "total"}, model="DeepSeek R1",
+                             gpu="H100 SXM", gpu_count=2, value=1280.0, unit="tok/s"))
+    assert a.verdict == "implausible" and any("0.34 bits" in e for e in a.explanations)
+
+
+def test_weights_footprint_gives_the_bits_per_weight():
+    """Qwen3.6-27B "about 21 GB on disk": 21e9 × 8 / 26.9e9 = 6.25 bits per weight; a Ryzen AI
+    Max+ 395 (256 GB/s) then bounds 256e9 / ~21.3e9 ≈ 12 tok/s, and 9.57 tok/s is ~80 %."""
+    a = analyze_claim(_claim("", {"weights_gb": 21.0}, model="Qwen3.6-27B", gpu="Ryzen AI Max+ 395", gpu_count=1,
+                             value=9.57, unit="tok/s", metric="generation_tok_s"))
+    assert "6.2" in a.bound["precision_reading"] and a.verdict == "plausible"
+    assert 0.7 < a.mbu["value"] < 0.9
+
+
+# ----------------------------------------------------------------------------- consistency
+
+def test_tpot_agrees_or_turns_tok_s_into_an_aggregate():
+    """1000 / 3.5185 ms = 284.2 tok/s: consistent. 4,200 tok/s beside an 8 ms ITL (125 tok/s per
+    stream) is an aggregate over ~34 streams, not a contradiction."""
+    from tokcheck.core.verdict import _consistency
+    c = parse_claim("Qwen3-0.6B generation mean 284.2 tok/s, mean TPOT 3.5185 ms, on an M4 Pro")
+    found, _ = _consistency(c, 284.2, c.headline)
+    assert found and found[0]["ok"]
+    d = parse_claim("Llama 4 Scout on a p5.48xlarge at 4,200 tokens/sec, 120ms TTFT and 8ms ITL")
+    found, hints = _consistency(d, 4200.0, d.headline)
+    assert hints["implied_concurrency"] == 34
+
+
+def test_batch_times_per_user_must_cover_the_total():
+    """8 users at 20 tok/s each give at most 160 tok/s in total; a stated 1,000 tok/s total with
+    them is inconsistent."""
+    from tokcheck.core.claim.figures import Figure
+    from tokcheck.core.verdict import _consistency
+    user = Figure(value=20.0, unit="tok/s", span=(0, 1), words="20 tok/s per user", scope="user", concurrency=8,
+                  headline=True)
+    total = Figure(value=1000.0, unit="tok/s", span=(2, 3), words="1,000 tok/s total", scope="aggregate")
+    c = Claim(text="", fields={}, figures=[user, total])
+    found, _ = _consistency(c, 20.0, user)
+    assert any(not x["ok"] and x["check"] == "batch_times_per_user_vs_total" for x in found)
+
+
+# ------------------------------------------------------------------------- prefill and TTFT
+
+def test_prefill_above_the_flops_roof_is_implausible():
+    """Qwen3-8B BF16 on one H100 (989 TFLOP/s dense): 2 × 7.6 B active (without embedding) FLOPs per
+    prompt token → 989e12 / 15.1e9 ≈ 65,000 tok/s roof; 30,000 is plausible, 100,000 is not."""
+    roof = prefill_bound(find_model("Qwen3-8B"), find_gpu("H100 SXM"), "BF16")
+    assert roof == pytest.approx(65_000, rel=0.03)
+    f = dict(model="Qwen3-8B", precision="BF16", gpu="H100 SXM", gpu_count=1, metric="prefill_tok_s", unit="tok/s")
+    assert analyze_claim(_claim("", value=30000.0, **f)).verdict == "plausible"
+    assert analyze_claim(_claim("", value=100000.0, **f)).verdict == "implausible"
+
+
+def test_ttft_below_the_prefill_floor_is_implausible():
+    """DeepSeek R1 on 16 × A100 (sized to hold 673 GB), a 10,000-token prompt: 2 × 36.6e9 × 1e4 =
+    7.3e14 FLOPs at 8 × 312e12 (TP 8) ≥ 0.29 s; a 127 ms TTFT is impossible."""
+    floor = ttft_floor(find_model("DeepSeek R1"), find_gpu("A100 80GB SXM"), "released", 10_000, 8)
+    assert floor == pytest.approx(2 * 36.63e9 * 1e4 / (8 * 312e12), rel=0.02)
+    a = analyze_claim(_claim("", model="DeepSeek R1", gpu="A100 80GB SXM", metric="ttft", value=127.0, unit="ms",
+                             input_tokens=10000))
+    assert a.verdict == "implausible"
+
+
+# --------------------------------------------------------------------------- setups sized
+
+def test_unstated_count_of_datacenter_gpus_is_sized_to_the_weights():
+    """DeepSeek R1 FP8 (673 GB) on B200s (180 GB each, 162 usable at 0.9) with no count: 4 hold it
+    (648 usable ≥ 673 × 0.97? no: 4 × 180 GiB × 0.9 = 696 GB ≥ 673) → TP 4."""
+    a = analyze_claim(_claim("", model="DeepSeek R1", precision="FP8", gpu="B200", value=42.0, unit="tok/s"))
+    assert a.layout["gpu_count"] == 4 and a.layout["tensor_parallel"] == 4 and a.verdict == "plausible"
+
+
+def test_accelerator_chips_are_sized_and_pipelined():
+    """Groq LPU, 230 MB of SRAM per chip: Llama 2 70B FP16 (138 GB) needs ⌈138e9 × 1.1 / (0.2142 GiB
+    × 0.9)⌉ ≈ 730 chips as a pipeline: one stream reads 137.4 GB at one chip's 80 TB/s at a time →
+    80e12 / 137.4e9 = 582 tok/s; 300 tok/s is 52 %."""
+    a = analyze_claim(_claim("Groq LPU", model="Llama 2 70B", gpu="Groq LPU", value=300.0, unit="tok/s"))
+    assert a.layout["pipeline_parallel"] == a.layout["gpu_count"] > 600
+    assert a.bound["hard_tok_s"] == pytest.approx(582, rel=0.03) and a.verdict == "plausible"
+
+
+def test_no_gpu_and_cpu_only_claims_are_bounded_by_host_memory():
+    """CPU only on 12-channel DDR5-5600 (537.6 GB/s): DeepSeek V3 at Q8_0 (8.5 bits) reads ~37 B ×
+    1.06 ≈ 40 GB per token → 537.6e9 / 40e9 ≈ 13.5 tok/s hard; 7.17 tok/s is ~53 %."""
+    a = analyze_claim(_claim("纯 CPU 方案（单颗 EPYC 9135、DDR5 5600MHz 64GB x 12）", model="DeepSeek V3",
+                             precision="Q8_0", engine="llama.cpp", value=7.17, unit="tok/s",
+                             metric="generation_tok_s"))
+    assert a.gpu.kind == "host_memory" and a.verdict == "plausible"
+    assert a.bound["hard_tok_s"] == pytest.approx(537.6e9 / a.bound["bytes_per_token"])
