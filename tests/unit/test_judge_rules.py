@@ -363,3 +363,23 @@ def test_no_gpu_and_cpu_only_claims_are_bounded_by_host_memory():
                              metric="generation_tok_s"))
     assert a.gpu.kind == "host_memory" and a.verdict == "plausible"
     assert a.bound["hard_tok_s"] == pytest.approx(537.6e9 / a.bound["bytes_per_token"])
+
+
+def test_bound_and_claim_commands_take_pipeline_parallel(capsys):
+    """`tokcheck bound --gpus 1 --pipeline-parallel 8` on RTX 4090s: 1.008e12 / 139.5e9 = 7.23 tok/s,
+    against 57.8 for `--gpus 8` (tensor parallel); `tokcheck claim … --pipeline-parallel 8` lays the
+    8 GPUs out as 8 stages."""
+    import json
+
+    from tokcheck.cli import main
+    assert main(["bound", "--model", "Llama 3.1 70B", "--gpu", "RTX 4090", "--precision", "FP16",
+                 "--pipeline-parallel", "8", "--json"]) == 0
+    pp = json.loads(capsys.readouterr().out)
+    assert pp["bound"]["hard_tok_s"] == pytest.approx(7.23, rel=0.01) and pp["memory"]["fits"] is True
+    assert main(["bound", "--model", "Llama 3.1 70B", "--gpu", "RTX 4090", "--precision", "FP16", "--gpus", "8",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["bound"]["hard_tok_s"] == pytest.approx(57.8, rel=0.01)
+    assert main(["claim", "Llama 3.1 70B F16 at 6.47 t/s on 8 RTX 4090", "--pipeline-parallel", "8", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["layout"]["pipeline_parallel"] == 8 and data["layout"]["tensor_parallel"] == 1
+    assert data["mbu"]["value"] == pytest.approx(6.47 / 7.23, rel=0.01)

@@ -299,7 +299,7 @@ def decode_bound(model, gpu=None, precision: str = "BF16", context_tokens: int =
                      f"{comm * 1e3:.2f} ms of all-reduce latency per token ({interconnect(g, tp)})")
     if pp > 1:
         notes.append(f"pipeline parallel {pp}: one stream passes the {pp} stages in turn, so they add no "
-                     "bandwidth to it (only concurrent streams use them together)")
+                     "bandwidth to it; they add memory (a larger batch fits) and compute")
     if g is None:
         return Bound(**out, hard_tok_s_reason="no GPU or bandwidth given", notes=tuple(notes))
     hard = g.peak_bandwidth_bytes_per_s * tp / per_token
