@@ -11,8 +11,16 @@ from rich.text import Text
 from tokcheck.core.units import sig3
 
 
+def _plain(x) -> str:
+    from tokcheck.core.verdict import fmt
+
+    return fmt(x)
+
+
 def gb(x: float | None) -> str:
-    return "n/a" if x is None else f"{x / 1e9:,.1f} GB"
+    if x is None:
+        return "n/a"
+    return f"{x / 1e6:,.1f} MB" if 0 < abs(x) < 1e8 else f"{x / 1e9:,.1f} GB"
 
 
 def tok_s(x: float | None) -> str:
@@ -45,10 +53,15 @@ def bound_table(bound: dict, memory: dict | None, title: str = "Bound and memory
     else:
         tp = bound["tensor_parallel"]
         dev = f"{tp}× {bound['gpu']}" if tp > 1 else bound["gpu"]
-        t.add_row("device", f"{dev}, peak {bound['bandwidth_bytes_per_s'] / 1e12:g} TB/s per GPU")
-        t.add_row("hard bound", f"{tok_s(bound['hard_tok_s'])}  (peak bandwidth / bytes per token)")
-        t.add_row("realistic bound", f"{tok_s(bound['realistic_tok_s'])}  ({bound['achievable_fraction']:.0%} of peak — "
-                  f"{bound['achievable_source']})")
+        t.add_row("device", f"{dev}, peak {_plain(bound['bandwidth_bytes_per_s'] / 1e12)} TB/s per GPU")
+        if bound.get("offload"):
+            t.add_row("hard bound", f"{tok_s(bound['hard_tok_s'])}  (GPU reads + host-memory reads of the offloaded "
+                      f"weights; {tok_s(bound.get('gpu_only_hard_tok_s'))} if all were on the GPU)")
+            t.add_row("realistic bound", f"{tok_s(bound['realistic_tok_s'])}  (each memory at its achievable share)")
+        else:
+            t.add_row("hard bound", f"{tok_s(bound['hard_tok_s'])}  (peak bandwidth / bytes per token)")
+            t.add_row("realistic bound", f"{tok_s(bound['realistic_tok_s'])}  ({bound['achievable_fraction']:.0%} of "
+                      f"peak — {bound['achievable_source']})")
         if bound.get("tokens_per_step", 1) > 1:
             t.add_row("spec. decoding", f"{bound['tokens_per_step']:.2f} tokens per step")
         if bound.get("aggregate"):
@@ -178,10 +191,10 @@ def claim_report(data: dict) -> Group:
     if data.get("gpu"):
         g = data["gpu"]
         mem = "memory n/a" if g["memory_bytes"] is None else f"{g['memory_bytes'] / 2 ** 30:,.0f} GiB"
-        parts.append(Text(f"GPU: {g['name']} — {mem}, {g['peak_bandwidth_bytes_per_s'] / 1e12:g} TB/s peak. "
+        parts.append(Text(f"GPU: {g['name']} — {mem}, {_plain(g['peak_bandwidth_bytes_per_s'] / 1e12)} TB/s peak. "
                           f"Source: {g['source']} [checked: {g['checked']}]", style="dim"))
     fp = data.get("full_precision")
-    if fp:
+    if fp and (fp.get("claim_says_full_precision") or not fp.get("released_differs")):
         parts.append(Text(f"Precision: {fp['meaning']}"))
     lay = data.get("layout") or {}
     if lay.get("why"):
@@ -204,7 +217,8 @@ def claim_report(data: dict) -> Group:
                           f"{tok_s(rb['hard_tok_s'])} hard, {tok_s(rb['realistic_tok_s'])} realistic."))
     if data.get("reverse"):
         r = data["reverse"]
-        parts.append(Text(f"Reverse: at {data['fields'].get('value'):,g} tok/s each token may read at most "
+        v = data['fields'].get('value')
+        parts.append(Text(f"Reverse: at {_plain(max(v) if isinstance(v, (list, tuple)) else v)} tok/s each token may read at most "
                           f"{gb(r['hard_bytes'])} (peak) or {gb(r['realistic_bytes'])} (realistic); the model's weights "
                           f"at this precision are {gb(r['weights_bytes_at_precision'])}."))
     if data.get("precision_options"):
