@@ -383,3 +383,22 @@ def test_bound_and_claim_commands_take_pipeline_parallel(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["layout"]["pipeline_parallel"] == 8 and data["layout"]["tensor_parallel"] == 1
     assert data["mbu"]["value"] == pytest.approx(6.47 / 7.23, rel=0.01)
+
+
+def test_json_keys_are_kept_and_new_ones_added():
+    """--json keeps every key it had (add, don't rename) and adds requirements, mbu, readings,
+    layout, offload and consistency."""
+    a = analyze_claim(parse_claim("Qwen3-8B at 58 tok/s on one H100, single request"))
+    data = a.to_json()
+    old = {"claim", "fields", "figures", "sources", "footprint", "unknown_names", "missing", "present_count",
+           "reference_only", "model", "gpu", "bound", "memory", "verdict", "explanations", "reverse",
+           "full_precision", "released_bound", "precision_options", "notes"}
+    new = {"requirements", "mbu", "readings", "layout", "offload", "consistency"}
+    assert old | new <= set(data)
+    assert {"bytes_per_token", "hard_tok_s", "realistic_tok_s", "context_tokens", "precision", "precision_detail",
+            "tensor_parallel", "gpu", "bandwidth_bytes_per_s", "achievable_fraction", "achievable_source",
+            "weights_bytes_per_token", "kv_bytes_per_token_read", "tokens_per_step", "hard_tok_s_reason",
+            "notes"} <= set(data["bound"])
+    assert {"required_bytes", "available_bytes", "fits", "weights_bytes", "kv_bytes_per_token", "kv_cache_bytes",
+            "overhead_bytes", "max_model_len", "concurrency", "tensor_parallel", "gpu_memory_utilization",
+            "max_concurrent_seqs", "min_tensor_parallel", "precision", "reason"} <= set(data["memory"])

@@ -211,7 +211,8 @@ def claim_report(data: dict) -> Group:
         parts.append(readings_table(data["readings"]))
     if data.get("requirements"):
         parts.append(requirements_table(data["requirements"]))
-    if data.get("released_bound") and data["released_bound"].get("hard_tok_s"):
+    if data.get("released_bound") and data["released_bound"].get("hard_tok_s") and \
+            (data.get("full_precision") or {}).get("claim_says_full_precision"):
         rb = data["released_bound"]
         parts.append(Text(f"As released ({rb['precision_detail']}): {gb(rb['bytes_per_token'])} per token, "
                           f"{tok_s(rb['hard_tok_s'])} hard, {tok_s(rb['realistic_tok_s'])} realistic."))

@@ -263,6 +263,7 @@ _OUTPUT_WORDS = re.compile(r"output|generat|decode|decoding|输出|生成|出字
 #: Words that put a bare figure in a serving or benchmark context, where a number no single
 #: stream can reach is read as throughput (MLPerf results, prompt sets, batches, clusters).
 _SERVING_CONTEXT = re.compile(r"mlperf|offline|server\s+scenario|throughput|\bprompts\b|requests|\bbatch|concurren|"
+                              r"\bserv(?:e|es|ed|ing)\b|"
                               r"\busers\b|sharegpt|benchmark_serving|\bitl\b|inter-token|\bcluster|\brack\b|\bnodes?\b|"
                               r"批量|并发|吞吐|请求|集群|节点|qps", re.I)
 #: Engines people run on their own machines, which offload to CPU RAM when the GPU is too small.
@@ -1116,7 +1117,7 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
             f.get("max_model_len") or DEFAULT_MAX_MODEL_LEN), int(f.get("concurrency") or 1), setup.tp,
             gpu_memory_utilization)] if gpu is None or gpu.kind != "host_memory" else []
         result.full_precision = _full_precision_note(spec_model, f)
-        if result.full_precision.get("released_differs") and result.full_precision.get("claim_says_full_precision"):
+        if result.full_precision.get("released_differs"):
             rb = decode_bound(spec_model, gpu, "released", context, setup.tp, pipeline_parallel=setup.pp)
             result.released_bound = _bound_json(rb)
 
@@ -1281,10 +1282,14 @@ def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, 
     req = result.requirements
     ex.append("no GPU stated: " + _requirements_text(req, rate, aggregate))
     if aggregate:
-        result.verdict = "plausible" if any(p["setups"] for p in req["by_precision"]) else "needs_explanation"
-        if result.verdict == "plausible":
-            ex.append("as an aggregate over concurrent requests it depends on the batch; any setup that holds the "
-                      "weights can batch its way there")
+        per_stream = requirements_for(r0.model, req_readings, rate, context, per_stream=True)
+        if any(s["count"] <= 8 for p in per_stream["by_precision"] for s in p["setups"]):
+            result.verdict = "plausible"
+            ex.append("a common setup reaches it even as one stream's speed, so it holds whatever the concurrency")
+        else:
+            result.verdict = "needs_explanation"
+            ex.append("no catalog setup of up to 8 GPUs reaches it as one stream, so it rests on a concurrency and "
+                      "hardware the claim does not state")
         return _finish_bad(result, bad)
     small = [s for p in req["by_precision"] for s in p["setups"] if s["count"] <= 8]
     if small:
