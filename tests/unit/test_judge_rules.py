@@ -402,3 +402,16 @@ def test_json_keys_are_kept_and_new_ones_added():
     assert {"required_bytes", "available_bytes", "fits", "weights_bytes", "kv_bytes_per_token", "kv_cache_bytes",
             "overhead_bytes", "max_model_len", "concurrency", "tensor_parallel", "gpu_memory_utilization",
             "max_concurrent_seqs", "min_tensor_parallel", "precision", "reason"} <= set(data["memory"])
+
+
+def test_seconds_per_thousand_tokens_against_tok_s():
+    """"12.5 s per 1k tokens" is 1000 / 12.5 = 80 tok/s: beside a stated 80 tok/s it agrees; beside
+    a stated 200 tok/s for one request it contradicts."""
+    from tokcheck.core.claim.figures import Figure
+    from tokcheck.core.verdict import _consistency
+    s1k = Figure(value=12.5, unit="s/1k tok", span=(10, 11), words="12.5 s per 1k tokens")
+    for v, ok in ((80.0, True), (200.0, False)):
+        head = Figure(value=v, unit="tok/s", span=(0, 1), words=f"{v} tok/s", scope="request",
+                      why={"scope": "single request"}, headline=True)
+        found, _ = _consistency(Claim(text="", fields={}, figures=[head, s1k]), v, head)
+        assert found[0]["ok"] is ok

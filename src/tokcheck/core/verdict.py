@@ -931,7 +931,7 @@ def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], di
     out: list[dict] = []
     hints: dict = {}
     figs = claim.figures
-    tpots = [f for f in figs if f.unit in ("ms/tok", "s/tok") and not f.headline]
+    tpots = [f for f in figs if f.unit in ("ms/tok", "s/tok", "s/1k tok") and not f.headline]
     if head is not None and head.unit == "tok/s" and rate and tpots:
         t = tpots[0]
         per = _rate_of(t.value, t.unit, {})
@@ -940,7 +940,7 @@ def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], di
         if per:
             if abs(rate - per) <= 0.15 * per:
                 out.append({"check": "tpot_vs_tok_s", "ok": True,
-                            "text": f"1000 / {fmt(t.high)} ms = {fmt(per)} tok/s agrees with {fmt(rate)} tok/s"})
+                            "text": f"{fmt(t.high)} {t.unit} is {fmt(per)} tok/s, which agrees with {fmt(rate)} tok/s"})
             elif rate > per * 1.25 and (scope in ("aggregate", "gpu", "node") or metric == "aggregate_throughput"
                                          or (scope is None and metric is None
                                              and claim.fields.get("engine") not in LOCAL_ENGINES)):
@@ -953,8 +953,8 @@ def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], di
                 stated_stream = scope in ("request", "user")
                 out.append({"check": "tpot_vs_tok_s", "ok": False,
                             "severity": "implausible" if stated_stream and rate > per * 1.25 else "needs_explanation",
-                            "text": f"{fmt(rate)} tok/s contradicts {fmt(t.high)} {t.unit.replace('/tok', '')} per token "
-                                    f"(= {fmt(per)} tok/s) in the same claim"})
+                            "text": f"{fmt(rate)} tok/s contradicts {fmt(t.high)} {t.unit} (= {fmt(per)} tok/s) "
+                                    "in the same claim"})
     users = [f for f in figs if f.unit == "tok/s" and f.scope in ("user", "request") and f.concurrency and f.concurrency > 1]
     aggs = [f for f in figs if f.unit == "tok/s" and f.scope == "aggregate"]
     for u in users:
@@ -1333,6 +1333,8 @@ def _requirements_text(req: dict, rate: float, aggregate: bool) -> str:
 
 def _memory_explanations(result: ClaimAnalysis, bd: _Bounds, setup: Setup) -> None:
     if bd.offload is not None or bd.fits is not False or setup.gpu is None:
+        return
+    if any("do not fit" in e for e in result.explanations):
         return
     where = f"{setup.count}× {setup.gpu.name}" if setup.count > 1 else f"one {setup.gpu.name}"
     result.explanations.append(f"the weights ({_gb(bd.weights)}) do not fit in {where} "
