@@ -8,13 +8,11 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from tokcheck.core.units import sig3
+from tokcheck.core.units import plain_number, sig3
 
 
 def _plain(x) -> str:
-    from tokcheck.core.verdict import fmt
-
-    return fmt(x)
+    return plain_number(x)
 
 
 def gb(x: float | None) -> str:
