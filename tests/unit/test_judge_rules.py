@@ -415,3 +415,11 @@ def test_seconds_per_thousand_tokens_against_tok_s():
                       why={"scope": "single request"}, headline=True)
         found, _ = _consistency(Claim(text="", fields={}, figures=[head, s1k]), v, head)
         assert found[0]["ok"] is ok
+
+
+def test_llama_cpp_int8_and_int4_words_mean_its_gguf_types():
+    """llama.cpp has no INT8: "q8" there is Q8_0 (34 bytes per 32 weights = 8.5 bits), so DeepSeek
+    V3's 36.6 B active read 36.6e9 × 1.0625 ≈ 39 GB per token, not 37.7 GB."""
+    a = analyze_claim(_claim("llama.cpp q8", model="DeepSeek V3", precision="INT8", gpu="H200", gpu_count=8,
+                             engine="llama.cpp", value=10.0, unit="tok/s"))
+    assert a.bound["precision_reading"] == "Q8_0"

@@ -51,7 +51,8 @@ def bound_table(bound: dict, memory: dict | None, title: str = "Bound and memory
     else:
         tp = bound["tensor_parallel"]
         dev = f"{tp}× {bound['gpu']}" if tp > 1 else bound["gpu"]
-        t.add_row("device", f"{dev}, peak {_plain(bound['bandwidth_bytes_per_s'] / 1e12)} TB/s per GPU")
+        per = "per device" if str(bound.get("gpu") or "").startswith("CPU with") else "per GPU"
+        t.add_row("device", f"{dev}, peak {_plain(bound['bandwidth_bytes_per_s'] / 1e12)} TB/s {per}")
         if bound.get("offload"):
             t.add_row("hard bound", f"{tok_s(bound['hard_tok_s'])}  (GPU reads + host-memory reads of the offloaded "
                       f"weights; {tok_s(bound.get('gpu_only_hard_tok_s'))} if all were on the GPU)")

@@ -256,6 +256,9 @@ def _reading_for(name: str, m: ModelSpec, engine: str | None, why: str, stated: 
     """The reading of a named format on ``m``: the shipped scheme when it is the released format;
     GGUF files (whole-file bits, every tensor) keep a model's shipped MXFP4 experts; MLX
     quantizes embeddings too (4-bit = 4.5 bits per weight with group 64)."""
+    if gguf and name in ("INT8", "INT4"):  # llama.cpp has no INT8/INT4: its 8-bit type is Q8_0, its usual 4-bit Q4_K_M
+        name = "Q8_0" if name == "INT8" else "Q4_K_M"
+        why += f"; in llama.cpp that is {name}"
     p = precision_info(name)
     rel = m.released_weights
     if gguf and rel.get("experts") == "MXFP4" and m.is_moe and name == "MXFP4":
@@ -346,7 +349,7 @@ def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, note
             notes.append(gguf_base(stated_p)[1])
     if stated_p == "full" or (not stated_p and quant == "none"):
         return full_readings("'full precision' / 'no quantization'"), findings
-    gguf = quant == "GGUF" or engine in ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio")
+    gguf = quant == "GGUF" or engine in ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "KTransformers")
     if name:
         r = _reading_for(name, m, engine, f"{stated_p} as stated", True, gguf=gguf, mlx=words.mlx)
         if weights_gb and r.stated:
