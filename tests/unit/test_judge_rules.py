@@ -2,6 +2,8 @@
 gives its true value in the docstring. Claims are built from fields directly where the rule, not
 the reader, is under test."""
 
+from dataclasses import replace
+
 import pytest
 
 from tokcheck.core.catalog import find_gpu, find_model
@@ -423,3 +425,143 @@ def test_llama_cpp_int8_and_int4_words_mean_its_gguf_types():
     a = analyze_claim(_claim("llama.cpp q8", model="DeepSeek V3", precision="INT8", gpu="H200", gpu_count=8,
                              engine="llama.cpp", value=10.0, unit="tok/s"))
     assert a.bound["precision_reading"] == "Q8_0"
+
+
+# ------------------------------------------------------------------- rules added in the last pass
+
+from tokcheck.core.claim.figures import Figure  # noqa: E402
+
+
+def _fig(text, words, value, unit="tok/s", headline=False, **kw):
+    start = text.index(words)
+    return Figure(value=value, unit=unit, span=(start, start + len(words)), words=words, headline=headline, **kw)
+
+
+def test_ttft_and_prefill_of_weights_that_cannot_fit_are_implausible():
+    """DeepSeek R1 (671 B parameters; 673 GB at its released FP8, 1.34 TB at BF16) on one 80 GB
+    A100: no prompt is processed by weights that are not there, so a 127 ms TTFT is implausible
+    however long the floor (one weight read: 673e9 / 2.039e12 = 0.33 s) would be."""
+    a = analyze_claim(_claim("", model="DeepSeek R1", gpu="A100 80GB SXM", gpu_count=1, metric="ttft",
+                             value=127.0, unit="ms"))
+    assert a.verdict == "implausible"
+    assert any("do not fit" in e for e in a.explanations)
+    b = analyze_claim(_claim("", model="DeepSeek R1", gpu="A100 80GB SXM", gpu_count=1, metric="prefill_tok_s",
+                             value=1000.0, unit="tok/s"))
+    assert b.verdict == "implausible"
+
+
+def test_stated_speculative_decoding_with_a_narrower_precision_needs_explanation():
+    """Qwen3.6-27B (26.9 B, released BF16: ~53.8 GB per token) on a DGX Spark (273 GB/s): 5.3 tok/s
+    hard bound, so 28.3 tok/s with the stated MTP needs 5.3 accepted tokens per step — beyond the
+    ~2–4 published. At FP8 (~27 GB, 10.1 tok/s) it needs 2.8 per step: a narrower file plus
+    speculative decoding explains it, so it needs explaining, not rejecting."""
+    a = analyze_claim(_claim("", model="Qwen3.6-27B", gpu="DGX Spark", gpu_count=1, concurrency=1,
+                             metric="generation_tok_s", value=28.3, unit="tok/s", speculative_decoding=True))
+    assert a.verdict == "needs_explanation"
+    assert any("with the stated speculative decoding" in e and "2.8" in e for e in a.explanations)
+
+
+def test_a_throughput_quoted_for_speculative_decoding_is_one_streams_speed():
+    """Llama 3.3 70B (70.6 B, BF16 141 GB) on H200s (4.8 TB/s), count unstated → 2 × H200 (TP 2)
+    hold it: 2 × 4.8e12 / 139.5e9 read per token ≈ 68.8 tok/s. "Throughput rose from 51.14 to
+    181.74 tok/s with draft-target speculative decoding": 181.74 / 68.8 = 2.64 accepted tokens per
+    step — within the ~2–4 published, so it needs explaining; read as a batch total it would pass
+    unexamined."""
+    a = analyze_claim(_claim("draft-target speculative decoding on H200", model="Llama 3.3 70B", gpu="H200",
+                             metric="aggregate_throughput", value=181.74, unit="tok/s", speculative_decoding=True))
+    assert a.verdict == "needs_explanation"
+    assert a.mbu["basis"] == "single"
+    assert a.mbu["value"] == pytest.approx(2.64, rel=0.02)
+
+
+def test_a_serving_benchmark_figure_is_the_total_over_requests_in_flight():
+    """Qwen2-72B GPTQ-Int4 (72.7 B × ~0.56 B ≈ 41 GB) on 4 × A10 (0.6 TB/s each, TP 4): one stream's
+    bound is 4 × 0.6e12 / 39e9 ≈ 61 tok/s. benchmark_serving with 100 requests reporting 221.34
+    output tok/s and a 256 ms median TPOT (3.9 tok/s per stream): 221.34 / 3.9 ≈ 57 streams in
+    flight — a total, well inside the aggregate bound, so plausible and consistent."""
+    text = ("4 × A10, vLLM tensor-parallel-size 4, Qwen2-72B-Instruct-GPTQ-Int4, benchmark_serving 100 requests: "
+            "output 221.34 tok/s, median TPOT 256ms")
+    figs = [_fig(text, "221.34 tok/s", 221.34, headline=True, metric="generation_tok_s"),
+            _fig(text, "256ms", 256.0, unit="ms/tok", metric="tpot")]
+    c = Claim(text=text, fields=dict(model="Qwen2-72B", precision="INT4", quantization="GPTQ", gpu="A10",
+                                     gpu_count=4, engine="vLLM", metric="generation_tok_s", value=221.34,
+                                     unit="tok/s"), figures=figs, footprint={"tensor_parallel": 4})
+    a = analyze_claim(c)
+    assert a.verdict == "plausible"
+    assert any("about 57 streams" in e for e in a.explanations)
+
+
+def test_a_scope_taken_from_the_metric_is_not_a_stated_single_request():
+    """A "generation speed" says nothing about how many requests ran: the reader's scope "from the
+    metric" must not make a figure above one stream's bound "one request … impossible". gpt-oss-120b
+    on one H100 (3.35 TB/s; ~5.1 B active at ~0.55 B/param ≈ 2.9 GB per token → ~1,150 tok/s):
+    3,000 tok/s is 2.6× that — needs explaining (drafts, or a total), not implausible."""
+    text = "gpt-oss-120b on one H100 generates 3,000 tok/s"
+    fig = _fig(text, "3,000 tok/s", 3000.0, headline=True, metric="generation_tok_s", scope="request",
+               why={"scope": "from the metric (generation_tok_s)"})
+    c = Claim(text=text, fields=dict(model="gpt-oss-120b", gpu="H100 SXM", gpu_count=1, metric="generation_tok_s",
+                                     value=3000.0, unit="tok/s"), figures=[fig])
+    assert analyze_claim(c).verdict == "needs_explanation"
+    stated = replace(fig, why={"scope": "single request"})
+    c2 = Claim(text=text + " for a single request", fields=c.fields, figures=[stated])
+    assert analyze_claim(c2).verdict == "implausible"
+
+
+def test_a_minimum_above_the_maximum_is_a_record_that_contradicts_itself():
+    """"generation_tps_min of 355.85" beside "a maximum of 116.63" of the same quantity: a minimum
+    cannot exceed the maximum (355.85 > 116.63), so the record is corrupt → implausible. A maximum of
+    another field (peak_memory_gb_max of 361.3) is not compared with it."""
+    text = ("openai/gpt-oss-20b on a Mac reports generation_tps_mean 102.05 and a maximum of 116.63, yet a "
+            "generation_tps_min of 355.85 and a peak_memory_gb_max of 361.33")
+    a = analyze_claim(_claim(text, model="gpt-oss-20b", metric="generation_tok_s", value=102.05, unit="tok/s"))
+    assert a.verdict == "implausible"
+    assert any("minimum of 355.9 above a maximum of 116.6" in e for e in a.explanations)
+    ok = analyze_claim(_claim("a generation_tps_min of 90 and a maximum of 116.63", model="gpt-oss-20b",
+                              metric="generation_tok_s", value=102.05, unit="tok/s"))
+    assert not any(c["check"] == "minimum_vs_maximum" for c in ok.consistency)
+
+
+def test_activation_sparsity_explains_an_offloaded_relu_model_only():
+    """OPT-175B (FP16, ~350 GB; ReLU MLP) on one RTX 4090 (24 GB, 1.008 TB/s) with the rest in
+    dual-channel DDR5-5600 (89.6 GB/s): ~333 GB per token from the host → 0.27 tok/s hard bound.
+    29.08 tok/s is 109× that; only skipping most host reads reaches it — the GPU's own ~23.4 GB per
+    token bounds 1.008e12 / 23.4e9 ≈ 43 tok/s, and 29.08 < 0.9 × 43 — which PowerInfer's hot/cold
+    neurons do on ReLU models: needs explanation. Llama 3.1 70B (SwiGLU) at INT4 on the same card
+    (~38 GB: ~16 GB from the host → ~5 tok/s) at 30 tok/s has no such way out: implausible."""
+    a = analyze_claim(_claim("OPT-175B on a single RTX 4090", model="OPT-175B", gpu="RTX 4090", gpu_count=1,
+                             engine="llama.cpp", value=29.08, unit="tok/s"))
+    assert a.verdict == "needs_explanation"
+    assert any("activation sparsity" in e for e in a.explanations)
+    b = analyze_claim(_claim("a 70B dense model at Q4 on an RTX 4090, one request", model="Llama 3.1 70B",
+                             precision="INT4", gpu="RTX 4090", gpu_count=1, value=30.0, unit="tok/s"))
+    assert b.verdict == "implausible"
+    assert not any("activation sparsity" in e for e in b.explanations)
+
+
+def test_one_chip_of_a_chip_accelerator_is_sized_to_the_weights():
+    """"Each LPU has 230 MB of SRAM": Llama 2 70B at FP16 (138 GB) needs 138e9 × 1.1 / (0.23e9 ×
+    0.9) ≈ 734 chips, run as a pipeline; one stream then reads at one chip's 80 TB/s: 80e12 / 138e9
+    ≈ 580 tok/s, so 300 tok/s is 52 % — plausible, not "does not fit one LPU"."""
+    a = analyze_claim(_claim("Groq's LPU serves Llama 2 70B at 300 tokens/s. Each LPU has 230 MB of SRAM",
+                             model="Llama 2 70B", gpu="Groq LPU", gpu_count=1, value=300.0, unit="tok/s"))
+    assert a.verdict == "plausible"
+    assert a.layout["gpu_count"] > 600 and a.layout["pipeline_parallel"] == a.layout["gpu_count"]
+    assert a.mbu["value"] == pytest.approx(0.52, abs=0.03)
+
+
+def test_a_model_named_only_by_its_size_is_judged_per_figure_with_a_dense_stand_in():
+    """"a dense 13B model on an RTX 4090 posts 50-70 tok/s and a 70B dense model at Q4 on the same
+    card does around 20-30 tok/s": 13B → Llama 2 13B (INT4 ~7.3 GB: 1.008e12 / 8.1e9 read ≈ 124
+    tok/s; 70 is 56 %, plausible); 70B → Llama 3.1 70B (INT4 ~38 GB cannot fit 24 GB: ~16 GB from
+    dual-channel DDR5 → ~5 tok/s; 30 tok/s is ~6× that) — the claim takes its worst figure:
+    implausible."""
+    text = ("The same post states that a dense 13B model on an RTX 4090 typically posts 50-70 tok/s and a 70B "
+            "dense model at Q4 on the same card does around 20-30 tok/s.")
+    figs = [_fig(text, "50-70 tok/s", (50.0, 70.0), headline=True), _fig(text, "20-30 tok/s", (20.0, 30.0))]
+    c = Claim(text=text, fields=dict(precision="INT4", gpu="RTX 4090", gpu_count=1, value=[50.0, 70.0],
+                                     unit="tok/s"), figures=figs)
+    a = analyze_claim(c)
+    assert [s["model"] for s in a.stand_in] == ["Llama 2 13B", "Llama 3.1 70B"]
+    assert [s["verdict"] for s in a.stand_in] == ["plausible", "implausible"]
+    assert a.verdict == "implausible"
+    assert a.to_json()["stand_in"][0]["size_b"] == 13.0

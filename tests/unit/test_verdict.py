@@ -101,9 +101,19 @@ def test_chinese_single_request_claim_is_plausible():
 
 
 def test_unknown_model_in_text_gives_unknown_verdict():
-    a = analyze_claim(parse_claim("Foo-7B runs at 100 tok/s on H100"))
+    a = analyze_claim(parse_claim("FooBar runs at 100 tok/s on H100"))
     assert a.verdict == "unknown"
     assert a.bound is None
+
+
+def test_unknown_model_with_a_size_is_judged_with_a_dense_stand_in():
+    """'Foo-7B' is not in the catalog, but its name says 7 B parameters: judged as the catalog's
+    dense 16-bit model nearest 7 B (Mistral 7B v0.1, 7.24 B: 14.5 GB → 3.35e12 / 14.5e9 ≈ 230 tok/s
+    on an H100 SXM), and the notes say so."""
+    a = analyze_claim(parse_claim("Foo-7B runs at 100 tok/s on H100"))
+    assert a.verdict == "plausible"
+    assert a.stand_in and a.stand_in[0]["model"] == "Mistral 7B v0.1"
+    assert any("judged as Mistral 7B v0.1" in n for n in a.notes)
 
 
 def test_bandwidth_override():

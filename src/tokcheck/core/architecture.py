@@ -93,6 +93,7 @@ class ModelSpec:
     # provenance and the model card
     released_weights: dict = field(default_factory=lambda: {"default": "BF16"})
     released_detail: str = ""  # group / block sizes, KV-cache format, the quantizer
+    activation: str = ""       # the MLP's activation ("silu", "relu"): ReLU MLPs leave most neurons at zero
     kv_cache_dtype: str = ""   # a serving setting ("FP8", "Q8_0"): the KV cache's format when not the activations'
     total_params_stated: float | None = None
     active_params_stated: float | None = None

@@ -79,6 +79,11 @@ _SERVING_CONTEXT = re.compile(r"mlperf|offline|server\s+scenario|throughput|\bpr
                               r"\bserv(?:e|es|ed|ing)\b|"
                               r"\busers\b|sharegpt|benchmark_serving|\bitl\b|inter-token|\bcluster|\brack\b|\bnodes?\b|"
                               r"批量|并发|吞吐|请求|集群|节点|qps", re.I)
+#: Words of a serving benchmark that fires many requests at once (a request count, a serving
+#: harness, MLPerf): its bare tok/s figures are totals over the requests in flight.
+_BENCH_SERVING = re.compile(r"benchmark_serving|sharegpt|mlperf|\bgenai-perf|\bguidellm|"
+                            r"\b\d[\d,]*\s+(?:concurrent\s+)?(?:requests|prompts|users)\b|"
+                            r"\d+\s*个?(?:请求|并发)", re.I)
 #: Engines people run on their own machines, which offload to CPU RAM when the GPU is too small.
 LOCAL_ENGINES = ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "KTransformers", "MLX", "ExLlamaV2")
 
@@ -200,13 +205,19 @@ def sized(setup: Setup, w: float) -> Setup:
     """The setup with its unstated GPU count sized to the weights: a chip accelerator gets the
     chips the weights need, run as a pipeline (Groq, Cerebras); a datacenter GPU the smallest of
     1, 2, 4, 8 (tensor parallel) or 16, 32, 64, 72 (8-way tensor parallel × pipeline) that holds them."""
-    if not setup.auto_count or setup.gpu is None or not setup.gpu.memory_bytes:
+    if setup.gpu is None or not setup.gpu.memory_bytes:
         return setup
     per = (setup.memory_bytes or setup.gpu.memory_bytes) * 0.9
+    # "each LPU has 230 MB": one chip of a chip accelerator is never the serving system
+    one_chip = setup.gpu.kind == "accelerator" and setup.count <= 1 and w > per
+    if not setup.auto_count and not one_chip:
+        return setup
     if setup.gpu.kind == "accelerator":
         n = max(1, math.ceil(w * 1.1 / per))
-        return replace(setup, count=n, tp=1, pp=n, replicas=1, why=f"the count is not stated: {n} × {setup.gpu.name} "
-                       f"hold the weights ({_gb(w)}), run as a pipeline (one stream visits them in turn)")
+        said = "the count is not stated" if setup.auto_count else f"one {setup.gpu.name} holds {_gb(per / 0.9)}"
+        return replace(setup, count=n, tp=1, pp=n, replicas=1, auto_count=True,
+                       why=f"{said}: {n} × {setup.gpu.name} hold the weights ({_gb(w)}), run as a pipeline "
+                           "(one stream visits them in turn)")
     if w <= per:
         return setup
     for n in (2, 4, 8, 16, 32, 64, 72):
@@ -406,3 +417,38 @@ def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, note
 
 __all__ = ["LAYER_SPLIT_ENGINES", "LOCAL_ENGINES", "MIN_BITS_PER_WEIGHT", "QUANTIZED_FILE_ENGINES", "Reading", "Setup", "Words",
            "read_precisions", "read_setup", "read_words", "sized"]
+
+
+# ------------------------------------------------------------------------------ models named by size
+
+#: "a 70B model", "7B Q4_0", "7b 模型": a parameter count standing for a model. An active-parameter
+#: tag ("30B-A3B") or mixture-of-experts words make a dense stand-in wrong, so none is taken then.
+_SIZE = re.compile(r"(?<![\w.])(\d{1,4}(?:\.\d+)?)\s?[bB](?![\w+])")
+_MOE_WORDS = re.compile(r"\bmoe\b|mixture|混合专家|专家|\bexperts?\b|(?<![\w.])A\d+(?:\.\d+)?B\b", re.I)
+#: How far a stand-in's parameter count may be from the stated size.
+STAND_IN_TOLERANCE = 0.12
+
+
+def size_mentions(text: str) -> list[tuple[int, float]]:
+    """``[(position, billions)]`` of the bare sizes in ``text`` ("a 70B model" → 70); none when
+    the text speaks of a mixture of experts."""
+    if not text or _MOE_WORDS.search(text):
+        return []
+    return [(m.start(), float(m.group(1))) for m in _SIZE.finditer(text) if 0.1 <= float(m.group(1)) <= 2000]
+
+
+def dense_stand_in(billions: float) -> ModelSpec | None:
+    """The catalog's dense model with 16-bit released weights whose total parameters are nearest
+    ``billions`` (within 12 %): the architecture a model named only by its size is judged with —
+    the bound depends on the bytes read per token, which the size and precision set."""
+    from tokcheck.core.catalog import models
+
+    best = None
+    for m in models():
+        if m.is_moe or any(canonical_precision(v) not in ("BF16", "FP16", "FP32") for v in m.released_weights.values()):
+            continue
+        d = abs(total_params(m) / 1e9 - billions) / billions
+        key = (round(d, 3), len(m.name), m.name)  # equal sizes: the plainest name (a base model)
+        if d <= STAND_IN_TOLERANCE and (best is None or key < best[0]):
+            best = (key, m)
+    return best[1] if best else None

@@ -48,6 +48,7 @@ the constants (MBU bands, all-reduce latency, host-memory assumptions) are in do
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field, replace
 
 from tokcheck.core.architecture import ModelSpec, active_params, total_params
@@ -56,6 +57,7 @@ from tokcheck.core.claim import Claim
 from tokcheck.core.hostmem import HostMemory, find_host_memory
 from tokcheck.core.readings import (
     _OUTPUT_WORDS,
+    _BENCH_SERVING,
     _SERVING_CONTEXT,
     LOCAL_ENGINES,
     Reading,
@@ -151,6 +153,7 @@ class ClaimAnalysis:
     layout: dict | None = None
     offload: dict | None = None
     consistency: list[dict] = field(default_factory=list)
+    stand_in: list[dict] | None = None   # a model named only by its size: each figure's stand-in
 
     def to_json(self) -> dict:
         c = self.claim
@@ -181,6 +184,7 @@ class ClaimAnalysis:
             "layout": self.layout,
             "offload": self.offload,
             "consistency": list(self.consistency),
+            "stand_in": self.stand_in,
         }
 
 
@@ -347,7 +351,9 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
         u = v / h
         return u, f"{fmt(v)} tok/s is {u:.0%} of the {what} ({sig3(h)} tok/s {at} on {where}) — {band_for(u)}"
 
-    def lower_precision_reaches(v: float, aggregate: bool) -> str | None:
+    def lower_precision_reaches(v: float, aggregate: bool, spec_stated: bool = False) -> str | None:
+        """A narrower format than the released one under which the figure fits the bound (with the
+        stated speculative decoding's accepted tokens per step, when one stream is judged)."""
         if r.stated or r.fallback:
             return None
         for lower in ("FP8", "INT4"):
@@ -361,6 +367,9 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
                 h = decode_bound(m, gpu, lower, context, setup.tp, pipeline_parallel=setup.pp).hard_tok_s
             if h and v <= h * EVIDENCE_MBU:
                 return f"at {lower} the bound is {sig3(h)} tok/s: the figure needs weights narrower than the released ones"
+            if h and spec_stated and not aggregate and v <= h * MAX_PLAUSIBLE_ACCEPTED_LENGTH:
+                return (f"at {lower} the bound is {sig3(h)} tok/s: with the stated speculative decoding the figure "
+                        f"needs weights narrower than the released ones and ≥ {v / h:.2f} accepted tokens per step")
         return None
 
     # --- a stated concurrency with no scope: per request when one stream could, else the total
@@ -470,17 +479,20 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
     elif spec is None and not (single and r.stated) and ratio <= MAX_PLAUSIBLE_ACCEPTED_LENGTH:
         possible.append(f"speculative decoding / MTP (not mentioned) would need a mean accepted length of ≥ "
                         f"{ratio:.2f} tokens per step (published methods reach ~2–4)")
-    elif spec is None:
+    elif spec is None and ratio > MAX_PLAUSIBLE_ACCEPTED_LENGTH:
         text.append(f"speculative decoding alone would need a mean accepted length of ≥ {ratio:.2f} tokens per step, "
                     "beyond the ~2–4 that published methods reach")
     serving = bool(_SERVING_CONTEXT.search(claim.text or "")) or bool(claim.fields.get("concurrency"))
     if scope is None and not single and agg_max:
         h_agg = agg_max["hard_tok_s"]
         if value <= h_agg * EVIDENCE_MBU:
-            if ratio > MAX_PLAUSIBLE_ACCEPTED_LENGTH and serving:
-                text.append(f"no single stream reaches {fmt(value)} tok/s even with speculative decoding; read as "
-                            f"aggregate throughput over concurrent requests it is {value / h_agg:.0%} of the highest "
-                            f"aggregate bound ({sig3(h_agg)} tok/s)")
+            bench = _BENCH_SERVING.search(claim.text or "")
+            if (ratio > MAX_PLAUSIBLE_ACCEPTED_LENGTH and serving) or bench:
+                why = (f"no single stream reaches {fmt(value)} tok/s even with speculative decoding"
+                       if ratio > MAX_PLAUSIBLE_ACCEPTED_LENGTH else
+                       f"a serving benchmark ('{bench.group(0)}') counts the tokens of all requests in flight")
+                text.append(f"{why}; read as aggregate throughput over concurrent requests it is {value / h_agg:.0%} "
+                            f"of the highest aggregate bound ({sig3(h_agg)} tok/s)")
                 return _Judgement("plausible", text, value / h_agg, "aggregate_reading", bounds)
             n = _concurrency_needed(m, gpu, p, agg_ctx, setup, value)
             possible.append("it may be aggregate throughput over concurrent requests, not one request's speed"
@@ -492,9 +504,12 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
             text.append(f"no single stream reaches {fmt(value)} tok/s; read as a cluster's aggregate throughput it needs "
                         f"about {fmt(n)} × {gpu.name} at most-favourable batching (the GPU count is not stated)")
             return _Judgement("plausible", text, value / h_agg, "aggregate_reading", bounds)
-    lower = lower_precision_reaches(value, False)
+    lower = lower_precision_reaches(value, False, spec is True)
     if lower:
         possible.append(lower)
+    sparse = _activation_sparsity(bd, m, value)
+    if sparse:
+        possible.append(sparse)
     if not claim.fields.get("gpu_count") and gpu is not None and gpu.kind not in ("host_memory", "accelerator",
                                                                                   "apple", "soc") \
             and bd.offload is None:
@@ -515,6 +530,25 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
         return _Judgement("needs_explanation", text, u, "single", bounds)
     text.append("no explanation reaches it: speculative decoding, concurrency and precision all fall short")
     return _Judgement("implausible", text, u, "single", bounds)
+
+
+def _activation_sparsity(bd: _Bounds, m: ModelSpec, value: float) -> str | None:
+    """A dense model offloaded to host memory whose figure beats the offload bound but not the
+    GPU's own part: only skipping most host reads explains it — activation sparsity, as
+    PowerInfer does (hot neurons on the GPU, the rarely firing cold ones computed on the CPU;
+    13.2 tok/s average, 29.08 peak, OPT-175B among the models, on one RTX 4090: Song et al.,
+    SOSP 2024). It works on ReLU-family MLPs (the model's config says ``relu``), and needs
+    evidence; SwiGLU models keep most neurons active."""
+    o = bd.offload
+    if o is None or m.is_moe or "relu" not in (m.activation or "").lower() or not o.get("gpu_time_s") \
+            or not o.get("host_time_s"):
+        return None
+    gpu_only = 1 / o["gpu_time_s"]
+    if value > gpu_only * EVIDENCE_MBU:
+        return None
+    return (f"only if most host reads are skipped: the GPU's own share bounds {sig3(gpu_only)} tok/s — activation "
+            "sparsity (PowerInfer-style hot neurons on the GPU, cold ones computed on the CPU, as its ReLU MLP allows) "
+            "would explain it, and needs evidence")
 
 
 def _concurrency_needed(m, gpu, p, context, setup: Setup, value) -> int | None:
@@ -539,7 +573,21 @@ def _where(setup: Setup) -> str:
 
 # ----------------------------------------------------------------- prefill, TTFT, e2e latency
 
+def _unfit(bd: _Bounds, setup: Setup) -> _Judgement | None:
+    """Weights that do not fit the stated memory, with nothing offloading them: no figure of any
+    kind (decode, prefill, TTFT) is served that way."""
+    gpu = setup.gpu
+    if bd.fits is False and bd.offload is None and gpu is not None and gpu.kind != "host_memory":
+        return _Judgement("implausible", [f"the weights at {bd.reading.label} ({_gb(bd.weights)}) do not fit "
+                                          f"{_where(setup)} ({_gb(setup.capacity)}) and nothing in the claim offloads "
+                                          "them to host memory"], None, "memory", {})
+    return None
+
+
 def _judge_prefill(value: float, bd: _Bounds, setup: Setup) -> _Judgement:
+    unfit = _unfit(bd, setup)
+    if unfit:
+        return unfit
     roof = prefill_bound(bd.reading.model, setup.gpu, bd.reading.precision, setup.tp, setup.pp)
     if roof is None:
         return _Judgement("unknown", ["prompt processing is bound by compute, and the catalog has no FLOP/s figure "
@@ -556,6 +604,9 @@ def _judge_prefill(value: float, bd: _Bounds, setup: Setup) -> _Judgement:
 
 
 def _judge_ttft(value_s: float, bd: _Bounds, setup: Setup, input_tokens: int | None) -> _Judgement:
+    unfit = _unfit(bd, setup)
+    if unfit:
+        return unfit
     floor = ttft_floor(bd.reading.model, setup.gpu, bd.reading.precision, input_tokens or 1, setup.tp)
     if floor is None:
         return _Judgement("unknown", ["no bound for TTFT on this hardware"])
@@ -569,6 +620,12 @@ def _judge_ttft(value_s: float, bd: _Bounds, setup: Setup, input_tokens: int | N
 
 
 # ---------------------------------------------------------------------------- consistency
+
+_MIN_OF = re.compile(r"(?:\b|(?:\b([a-z][a-z0-9]*(?:_[a-z0-9]+)*))_)min(?:imum)?\s*(?:of|=|:)\s*"
+                     r"(\d[\d,]*(?:\.\d+)?)", re.I)
+_MAX_OF = re.compile(r"(?:\b|(?:\b([a-z][a-z0-9]*(?:_[a-z0-9]+)*))_)max(?:imum)?\s*(?:of|=|:)\s*"
+                     r"(\d[\d,]*(?:\.\d+)?)", re.I)
+
 
 def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], dict]:
     """Checks between the claim's own figures. Returns (findings, hints) where hints may carry
@@ -587,6 +644,7 @@ def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], di
                 out.append({"check": "tpot_vs_tok_s", "ok": True,
                             "text": f"{fmt(t.high)} {t.unit} is {fmt(per)} tok/s, which agrees with {fmt(rate)} tok/s"})
             elif rate > per * 1.25 and (scope in ("aggregate", "gpu", "node") or metric == "aggregate_throughput"
+                                         or (scope is None and _BENCH_SERVING.search(claim.text or ""))
                                          or (scope is None and metric is None
                                              and claim.fields.get("engine") not in LOCAL_ENGINES)):
                 n = rate / per
@@ -600,6 +658,15 @@ def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], di
                             "severity": "implausible" if stated_stream and rate > per * 1.25 else "needs_explanation",
                             "text": f"{fmt(rate)} tok/s contradicts {fmt(t.high)} {t.unit} (= {fmt(per)} tok/s) "
                                     "in the same claim"})
+    # "generation_tps_min of 355.9 … a maximum of 116.6": a minimum above the maximum of the same
+    # quantity (same field stem, or one of them unnamed)
+    lows = [(st or None, float(x.replace(",", ""))) for st, x in _MIN_OF.findall(claim.text or "")]
+    highs = [(st or None, float(x.replace(",", ""))) for st, x in _MAX_OF.findall(claim.text or "")]
+    clash = [(lo, hi) for sl, lo in lows for sh, hi in highs if (sl is None or sh is None or sl == sh) and lo > hi]
+    if clash:
+        lo, hi = clash[0]
+        out.append({"check": "minimum_vs_maximum", "ok": False, "severity": "implausible",
+                    "text": f"a minimum of {fmt(lo)} above a maximum of {fmt(hi)}: the record contradicts itself"})
     users = [f for f in figs if f.unit == "tok/s" and f.scope in ("user", "request") and f.concurrency and f.concurrency > 1]
     aggs = [f for f in figs if f.unit == "tok/s" and f.scope == "aggregate"]
     for u in users:
@@ -673,6 +740,9 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
     notes = list(claim.notes)
     explanations: list[str] = []
     words = read_words(claim.text, f.get("engine"))
+    options = {"gpu": gpu, "bandwidth_bytes_per_s": bandwidth_bytes_per_s,
+               "gpu_memory_utilization": gpu_memory_utilization, "acceptance_rate": acceptance_rate,
+               "draft_tokens": draft_tokens}
 
     # --- the model
     unknown_model = None
@@ -708,6 +778,9 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
         if setup.why:
             notes.append(f"layout: {setup.why}")
     if model is None:
+        by_size = _by_size(claim, unknown_model, options)
+        if by_size is not None:
+            return by_size
         if unknown_model:
             explanations.append(f"no model to bound: {unknown_model!r} is not in the built-in catalog; pass "
                                 "--model-config config.json or --weights SIZE (e.g. 120GB) to bound it")
@@ -835,7 +908,12 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
 
 
 def _stated_scope(head) -> str | None:
-    if head is None or not head.scope or str(head.why.get("scope", "")).startswith("inferred"):
+    """The headline's scope when its words state one; a scope the reader inferred, or took from
+    the metric alone ("generation speed" says nothing about how many requests ran), is not."""
+    if head is None or not head.scope:
+        return None
+    why = str(head.why.get("scope", ""))
+    if why.startswith(("inferred", "from the metric")):
         return None
     return head.scope
 
@@ -858,7 +936,14 @@ def _judge_one(claim: Claim, bd: _Bounds, setup: Setup, words: Words, context: i
     if head is not None and head.spec_decoding is not None:
         spec = head.spec_decoding
     concurrency = f.get("concurrency")
-    if metric == "aggregate_throughput" and scope is None:
+    # speculative decoding speeds up one stream (a latency technique run at low batch): a
+    # "throughput" quoted for it, with no concurrency, is one stream's speed
+    spec_stream = spec is True and not concurrency and metric == "aggregate_throughput" and (
+        scope is None or re.fullmatch(r"\s*(?:throughput|吞吐量?)?\s*", str(head.why.get("scope", "")) if head else "",
+                                      re.I) is not None)
+    if spec_stream:
+        scope = None
+    elif metric == "aggregate_throughput" and scope is None:
         scope = "aggregate"
     if metric in ("generation_tok_s", "tpot") and scope is None and concurrency == 1:
         scope = "request"
@@ -880,7 +965,9 @@ def _judge_one(claim: Claim, bd: _Bounds, setup: Setup, words: Words, context: i
         return _judge_prefill(rate, bd, setup)
     if rate is None:
         return _Judgement("unknown", ["no speed figure tokcheck can bound"])
-    if hints.get("implied_concurrency") and scope in (None, "aggregate") and metric in (None, "aggregate_throughput"):
+    bench = bool(_BENCH_SERVING.search(claim.text or ""))
+    if hints.get("implied_concurrency") and scope in (None, "aggregate") and (
+            metric in (None, "aggregate_throughput") or bench):
         j = _judge_decode(rate, bd, setup, claim, words, context, "aggregate", None, spec, gmu,
                           _output_only(claim, head))
         j.text.insert(0, f"the stated time per token makes it an aggregate over about {hints['implied_concurrency']} "
@@ -888,6 +975,77 @@ def _judge_one(claim: Claim, bd: _Bounds, setup: Setup, words: Words, context: i
         return j
     return _judge_decode(rate, bd, setup, claim, words, context, scope, concurrency, spec, gmu,
                          _output_only(claim, head))
+
+
+_SIZE_AFTER = re.compile(r"\s*(?:on|for|with|using|of)\s+(?:a|an|the)?\s*(?:dense\s+)?(\d{1,4}(?:\.\d+)?)\s?[bB]\b")
+
+
+def _size_of_figure(fig, sizes: list[tuple[int, float]], text: str) -> float:
+    """The size a figure speaks of: one right after it ("108 tok/s on a 7B"), else the nearest
+    named before it ("a 70B model … does 20 tok/s"), else the nearest."""
+    if len(sizes) == 1 or not fig.span:
+        return sizes[0][1]
+    after = _SIZE_AFTER.match(text, fig.span[1])
+    if after:
+        return float(after.group(1))
+    before = [s for s in sizes if s[0] < fig.span[0]]
+    if before:
+        return before[-1][1]
+    return min(sizes, key=lambda s: abs(s[0] - fig.span[0]))[1]
+
+
+def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAnalysis | None:
+    """No catalog model, but the text names a size ("a 70B model", "7b", "'Qwen3.5 9B'"): each
+    figure is judged with the catalog's dense model nearest its size (the size named nearest the
+    figure; an unknown model's own size first), and the claim takes its worst figure's verdict —
+    a claim is as credible as its least credible statement. None when no size or stand-in is found
+    (or the text speaks of a mixture of experts)."""
+    from tokcheck.core.readings import dense_stand_in, size_mentions
+
+    named = size_mentions(unknown_model or "")
+    sizes = size_mentions(claim.text or "") or ([(0, named[0][1])] if named else [])
+    if not sizes or claim.headline is None:
+        return None
+    judged = []
+    text = claim.text or ""
+    for fig in claim.figures:
+        size = _size_of_figure(fig, sizes, text)
+        stand = dense_stand_in(size)
+        if stand is None:
+            continue
+        figs = [replace(x, headline=x is fig) for x in claim.figures]
+        fields = {**claim.fields, "value": list(fig.value) if isinstance(fig.value, tuple) else fig.value,
+                  "unit": fig.unit}
+        for key, val in (("metric", fig.metric), ("concurrency", fig.concurrency),
+                         ("speculative_decoding", fig.spec_decoding)):
+            if val is not None:
+                fields[key] = val
+            elif not fig.headline:
+                fields.pop(key, None)
+        sub = replace(claim, fields=fields, figures=figs)
+        a = analyze_claim(sub, model=stand, **options)
+        judged.append((fig, size, stand, a))
+    if not judged:
+        return None
+    head = next((j for j in judged if j[0].headline), judged[0])
+    # a stand-in's parameters are only near the stated size: its compute roofs (prefill, TTFT)
+    # are too loose to overrule the headline; its bandwidth bounds (bytes per token) are not
+    decode = [j for j in judged if j is head or j[0].metric not in ("prefill_tok_s", "ttft")]
+    worst = max(decode, key=lambda j: _SEVERITY.get(j[3].verdict, -1))
+    result = head[3]
+    result.claim = claim
+    what = f"{unknown_model!r} is not in the built-in catalog" if unknown_model else "no model is named"
+    result.notes.insert(0, f"model: {what}; the {fmt(head[1])}B model is judged as {head[2].name} (the catalog's "
+                           "dense model nearest that size)")
+    result.stand_in = [{"figure": fmt(j[0].high), "unit": j[0].unit, "size_b": j[1], "model": j[2].name,
+                        "verdict": j[3].verdict} for j in judged]
+    if worst is not head and _SEVERITY.get(worst[3].verdict, -1) > _SEVERITY.get(result.verdict, -1):
+        fig, size, stand, a = worst
+        result.verdict = a.verdict
+        first = a.explanations[0] if a.explanations else ""
+        result.explanations.append(f"the {fmt(fig.high)} {fig.unit} figure (the {fmt(size)}B model, as {stand.name}): "
+                                   f"{a.verdict.replace('_', ' ')} — {first}")
+    return result
 
 
 def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, context: int, words: Words,

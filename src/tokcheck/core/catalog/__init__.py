@@ -364,6 +364,7 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
         num_global_kv_heads=int(cfg.get("num_global_key_value_heads") or 0),
         attention_k_eq_v=bool(cfg.get("attention_k_eq_v")),
         mlp_matrices=2 if mt in _PLAIN_MLP_TYPES else 3,
+        activation=str(_get(cfg, "hidden_act", "activation_function", "hidden_activation", default="") or ""),
         num_experts=n_exp, experts_per_token=k, num_shared_experts=shared,
         moe_intermediate_size=moe_width, shared_expert_intermediate_size=shared_width,
         moe_layers=moe_layers,
