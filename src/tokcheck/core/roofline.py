@@ -387,7 +387,7 @@ def max_aggregate_bound(model, gpu, precision: str = "BF16", context_tokens: int
         return None
     wb = float(model.weights_bytes) if isinstance(model, WeightsOnly) else weights_bytes(model, precision)
     free = mem * gpu_memory_utilization * tp * pp - wb - DEFAULT_OVERHEAD_BYTES * tp * pp
-    if free <= 0:
+    if free <= 0 and not isinstance(model, WeightsOnly):  # --weights: bytes read, not stored
         return None
     kv_seq = kv_bytes_per_sequence(model, precision, context_tokens)
     batch = int(min(free / kv_seq, 1e6)) if kv_seq > 0 else 4096

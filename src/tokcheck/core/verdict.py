@@ -271,7 +271,8 @@ def _bounds(r: Reading, setup: Setup, claim: Claim, words: Words, context: int, 
                         + (claim.fields.get("output_tokens") or 0)) or DEFAULT_MAX_MODEL_LEN)
     mem = memory_budget(m, gpu, p, max_model_len, int(claim.fields.get("concurrency") or 1), gmu,
                         max(1, setup.tp * setup.pp)) if gpu is not None else None
-    fits = _fits(setup, w, words) if gpu is not None else None
+    # --weights gives the bytes read per token, not what is stored (a MoE stores more): no fit test
+    fits = _fits(setup, w, words) if gpu is not None and not isinstance(m, WeightsOnly) else None
     foot = claim.footprint
     offload_needed = gpu is not None and setup.can_offload and setup.host is not None and \
         not isinstance(m, WeightsOnly) and (
