@@ -287,10 +287,17 @@ def _unknown_model(t: str, notes: list, unknown: list) -> tuple[str, tuple[int, 
     return name, span
 
 
-def _nearest_before(hits: list, start: int):
-    """The hit nearest before position ``start`` (the headline figure), else the first after it."""
+def _nearest_before(hits: list, start: int, text: str | None = None):
+    """The hit nearest before position ``start`` (the headline figure), else the first after it —
+    with ``text`` given, only one in the headline's own sentence ("… 2,500 t/s. A commenter says
+    a DGX B200 …" names no hardware for the 2,500)."""
     before = [h for h in hits if h.start < start]
-    return before[-1] if before else (hits[0] if hits else None)
+    if before:
+        return before[-1]
+    if text is None:
+        return hits[0] if hits else None
+    after = [h for h in hits if not re.search(r"[.!?;。！？；](?:\s|$)", text[start:h.start])]
+    return after[0] if after else None
 
 
 def _gpu_hits(t: str, gpus, systems, model_spans: list[tuple[int, int]], notes: list, unknown: list):
@@ -338,8 +345,16 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
     named nearest before the headline with its count. A GPU named once, in the singular and
     without a count, is one GPU ("on an RTX 4090", "4090 上"); a plural without a count is none
     ("H200 GPUs"). GPUs joined in one rig ("a 3090 plus two 3060s") add up."""
+    # "ND GB200 v6 virtual machines … with one GB200 NVL72 rack": a plural of a system counts
+    # nothing when another system is named
+    singular = [s for s in sys_hits if not re.match(r"\s*(?:virtual\s+machines|vms|instances|nodes|servers|systems)\b",
+                                                   t[s.end:s.end + 24], re.I)]
+    sys_hits = singular or sys_hits
     if sys_hits:
-        h = _nearest_before(sys_hits, head_start)
+        h = _nearest_before(sys_hits, head_start, t)
+        if h is None:
+            sys_hits = []
+    if sys_hits:
         sysrow = next(s for s in systems if s["name"] == h.name)
         f["gpu"], f["gpu_count"] = sysrow["gpu"], sysrow["count"]
         src["gpu"] = src["gpu_count"] = t[h.start:h.end]
@@ -350,9 +365,9 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
             f["gpu_count"] = sysrow["count"] * c[0]
             src["gpu_count"] = t[c[1]:h.end]
         return
-    if not own:
+    h = _nearest_before(own, head_start, t) if own else None
+    if h is None:
         return
-    h = _nearest_before(own, head_start)
     f["gpu"], src["gpu"] = h.name, t[h.start:h.end]
     c = gpu_count_near(t, h)
     if c:

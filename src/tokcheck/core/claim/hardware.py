@@ -66,6 +66,8 @@ def gpu_count_near(t: str, hit: NameHit) -> Hit | None:
         return None  # "a single H200 node" counts nodes, not GPUs
     for rx in _BEFORE:
         m = rx.search(before)
+        if m and re.search(r"\bnot\s*$", before[:m.start()], re.I):
+            return None  # "it is not one H200"
         if m:
             n = count_value(m.group("n"))
             if n and (rx is not _BEFORE[1] or not re.fullmatch(r"\d{3,}", m.group("n"))):
@@ -82,7 +84,7 @@ def gpu_count_near(t: str, hit: NameHit) -> Hit | None:
     if re.match(r"\s*(?:node|server|box|machine|system|host|instance|pod|rack)s?\b", after, re.I):
         return None  # "a single H200 node" counts nodes, not GPUs
     if re.search(r"\b(?:an?|one|a\s+single|single)\s+(?:[a-z]+[\-][a-z]+\s+|[a-z]+\s+)?(?:nvidia\s+|amd\s+|geforce\s+)?$",
-                 before, re.I) and not re.search(r"\b(?:an?|one)\s+(?:of|more|other)\s+", before, re.I):
+                 before, re.I) and not re.search(r"\b(?:an?|one)\s+(?:of|more|other)\s+|\bnot\s+(?:an?|one)\s+\S*\s*$", before, re.I):
         return 1, hit.start - 10, hit.start
     return None
 

@@ -364,6 +364,7 @@ def footprint_words(t: str) -> dict:
 
     m = (re.search(rf"{_GB}\s*(?:of\s+)?(?:model\s+)?(?:weights?|parameters|model\s+file|file|download|on\s+disk|checkpoint)", t, re.I)
          or re.search(rf"(?:weights?|model\s+(?:size|file)|file\s+size|权重|模型(?:文件)?大小)\s*(?:is|are|of|:|=|约|为|占)?\s*(?:about|~|约)?\s*{_GB}", t, re.I))
+    m = re.search(rf"(?:压到|压缩到|shrunk\s+to|quantized\s+(?:down\s+)?to|down\s+to)\s*(?:约|about|~)?\s*{_GB}", t, re.I) or m
     if m:
         out["weights_gb"] = (gb(m), m.start(), m.end())
     m = (re.search(rf"{_GB}\s*(?:of\s+|in\s+)?(?:the\s+)?(?:system\s+|host\s+|cpu\s+)?(?:ram|dram|ddr\d?|memory)\s*(?:used)?(?!\s*bandwidth)"
@@ -380,7 +381,9 @@ def footprint_words(t: str) -> dict:
                       r"(?P<per>\s*(?:per|/|each|每)\s*(?:gpu|card|卡))?", t, re.I)
          or re.search(rf"(?:using|uses|used|consum\w+|occup\w+|占用了?)\s*(?:about|~|约)?\s*{_GB}"
                       r"(?P<per>\s*(?:per|/|each|每)\s*(?:gpu|card|卡))?(?:\s*(?:of\s+)?(?:vram|显存|gpu\s+memory))", t, re.I)
-         or re.search(rf"{_GB}(?P<per>\s*(?:per|/|each|每)\s*(?:gpu|card|卡))\s*(?:used|occupied|of\s+(?:vram|memory))", t, re.I))
+         or re.search(rf"{_GB}(?P<per>\s*(?:per|/|each|每)\s*(?:gpu|card|卡))\s*(?:used|occupied|of\s+(?:vram|memory))", t, re.I)
+         or re.search(rf"(?:memory|vram|显存|内存)\s+(?:use\s+|usage\s+)?(?:spik|peak|ris|climb|jump|grow|hitt)\w*\s+(?:up\s+)?to\s*{_GB}"
+                      r"(?P<per>)", t, re.I))
     if m:
         out["memory_used_gb"] = (gb(m), m.start(), m.end())
         scope = "per_gpu" if (m.group("per") or re.search(r"每卡|单卡|per\s+(?:gpu|card)", t[max(0, m.start() - 12):m.end() + 12], re.I)) else "total"
