@@ -138,7 +138,8 @@ def gpu_memory_near(t: str, hit: NameHit) -> Hit | None:
 def gpu_memory_anywhere(t: str) -> Hit | None:
     """GPU memory stated on its own ("显存 24G", "48GB of VRAM", "VRAM: 96 GB")."""
     m = (re.search(r"(?:显存|vram|gpu\s+memory)\s*(?:of|=|:|为|是)?\s*(?P<gb>\d{1,3})\s*(?:gb|g|gib)\b(?!\s*(?:占用|used))", t, re.I)
-         or re.search(r"(?P<gb>\d{1,3})\s*(?:gb|g|gib)\s*(?:of\s+)?(?:vram|显存)(?!\s*(?:占用|used|usage))", t, re.I))
+         or re.search(r"(?P<gb>\d{1,3})\s*(?:gb|g|gib)\s*(?:of\s+)?(?:vram|显存|unified(?:\s+memory)?|统一内存|统一记忆体)"
+                      r"(?!\s*(?:占用|used|usage))", t, re.I))
     if m:
         return float(m.group("gb")), m.start(), m.end()
     return None
