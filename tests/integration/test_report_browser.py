@@ -38,17 +38,36 @@ def _run_chromium(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
+def _judge_by_slo(run_dir: Path, spec: str) -> None:
+    """Add the SLO result of each level to summary.json, as bench --slo writes it."""
+    import json
+
+    from tokcheck.core.slo import parse_slo
+    from tokcheck.record.slo import evaluate_level
+
+    run = load_run(run_dir)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    for lv, raw in zip(run.levels, summary["levels"]):
+        raw["slo"] = evaluate_level(run.requests_at(lv.level), parse_slo(spec)).model_dump(mode="json")
+    (run_dir / "summary.json").write_text(json.dumps(summary))
+
+
 @pytest.fixture
 def report_html(tmp_path) -> Path:
+    from tokcheck.record.receipt import make_receipt
+
     t0 = 1_000_000_000
     samples = [{"t_ns": t0 + i * 50_000_000, "index": 0, "memory_used_bytes": 2**30 * (20 + i / 10),
                 "utilization_gpu_pct": 40 + (i % 50)} for i in range(60)]
     tel = {"gpu": {"available": True, "samples_file": "gpu_samples.jsonl"}}
-    run = load_run(write_run_dir(tmp_path / "run", levels={1: {"ttft_ms": 10, "gen_tok_s": 300, "agg_tok_s": 290},
-                                                           4: {"ttft_ms": 25, "gen_tok_s": 240, "agg_tok_s": 880},
-                                                           16: {"ttft_ms": 70, "gen_tok_s": 150, "agg_tok_s": 2200}},
-                                 engine_report=VLLM_CPU_ENGINE_REPORT, precision_report=FULL_PRECISION_REPORT,
-                                 telemetry=tel, gpu_samples=samples))
+    run_dir = write_run_dir(tmp_path / "run", levels={1: {"ttft_ms": 10, "gen_tok_s": 300, "agg_tok_s": 290},
+                                                      4: {"ttft_ms": 25, "gen_tok_s": 240, "agg_tok_s": 880},
+                                                      16: {"ttft_ms": 70, "gen_tok_s": 150, "agg_tok_s": 2200}},
+                            engine_report=VLLM_CPU_ENGINE_REPORT, precision_report=FULL_PRECISION_REPORT,
+                            telemetry=tel, gpu_samples=samples)
+    _judge_by_slo(run_dir, "ttft_ms=50,tpot_ms=5")
+    make_receipt(run_dir)
+    run = load_run(run_dir)
     bound = {"hard_tok_s": 500.0, "realistic_tok_s": 350.0, "bytes_per_token": 6.8e6, "context_tokens": 160}
     v = verify({"model": "tiny-llama", "metric": "generation_tok_s", "value": 900, "concurrency": 1},
                run, bound=bound)
@@ -60,7 +79,7 @@ def report_html(tmp_path) -> Path:
 def test_plots_render_in_chromium(report_html, tmp_path):
     page = report_html.read_text()
     n_img = page.count("<img ")
-    assert n_img == 6      # throughput, TTFT, ITL, timeline, GPU, bound
+    assert n_img == 7      # throughput, interactivity, TTFT, ITL, timeline, GPU, bound
 
     probe = tmp_path / "probe.html"
     probe.write_text(page.replace("</body>", _PROBE + "</body>"))
@@ -73,12 +92,12 @@ def test_plots_render_in_chromium(report_html, tmp_path):
     assert all(w >= 500 and h >= 250 for w, h in sizes), sizes
 
     png = tmp_path / "shot.png"
-    shot = _run_chromium("--window-size=1100,5200", f"--screenshot={png}", report_html.as_uri())
+    shot = _run_chromium("--window-size=1100,9000", f"--screenshot={png}", report_html.as_uri())
     assert shot.returncode == 0 and png.exists(), shot.stderr[-500:]
     import matplotlib.image as mpimg
 
     img = (mpimg.imread(str(png))[..., :3] * 255).astype(np.int16)
-    assert img.shape[0] == 5200 and img.shape[1] == 1100
+    assert img.shape[0] == 9000 and img.shape[1] == 1100
     non_white = (img.min(axis=2) < 235).mean()
     assert non_white > 0.03, f"page looks blank ({non_white:.1%} non-white)"
 
@@ -92,3 +111,25 @@ def test_plots_render_in_chromium(report_html, tmp_path):
     rows_with_blue = np.flatnonzero(blue.any(axis=1))
     bands = 1 + int((np.diff(rows_with_blue) > 40).sum())
     assert bands >= 5, f"plot colour found in only {bands} vertical bands"
+
+
+def test_curve_intervals_definitions_and_receipt_in_chromium(report_html):
+    """The browser's own DOM holds the new sections with their values: the interactivity curve
+    (decoded), the 95 % intervals, the SLO table, each tool's reading and the receipt digest."""
+    import json
+
+    dom = _run_chromium("--virtual-time-budget=5000", "--dump-dom", report_html.as_uri())
+    assert dom.returncode == 0, dom.stderr[-500:]
+    html = dom.stdout
+    assert 'alt="Interactivity: tok/s per user vs throughput per GPU"' in html
+    assert "GPUs serving: no GPU (the engine ran on the CPU)" in html
+    assert "95 % confidence intervals across rounds" in html
+    # identical synthetic rounds: zero-width intervals at the medians (10 ms TTFT at concurrency 1)
+    assert '<td class="num">10–10</td>' in html
+    # the SLO: TTFT ≤ 50 ms met at concurrency 1 and 4 (10, 25 ms), not at 16 (70 ms)
+    assert "ttft_ms p99 ≤ 50 ms" in html and html.count('<td class="fail">no</td>') == 1
+    for tool in ("vllm bench serve", "GuideLLM", "AIPerf"):
+        assert f"<th>{tool}</th>" in html
+    assert "vLLM 0.32.0" in html and "GuideLLM v0.7.3" in html and "AIPerf 0.1.1" in html
+    receipt = json.loads((report_html.parent / "run" / "receipt.json").read_text())
+    assert f"<code>{receipt['digest']}</code>" in html and "verified: every file matches" in html

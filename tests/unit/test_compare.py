@@ -56,7 +56,9 @@ def test_side_by_side_values_and_spread(tmp_path):
     assert by["peak GPU memory"].values == [None, None]      # no telemetry: n/a, never 0
     assert by["early stops"].values == [0, 0]
     md = comparison_markdown([a, b])
-    assert "| concurrency 1 | median TTFT (ms) | 10 [10–10] | 40 [40–40] |" in md
+    # identical rounds: zero-width 95 % intervals, 10 and 40 ms apart
+    assert "| concurrency 1 | median TTFT (ms) | 10 [10–10] CI 10–10 | 40 [40–40] CI 40–40 | apart |" in md
+    assert by["median TTFT"].ci95 == [[10.0, 10.0], [40.0, 40.0]] and by["median TTFT"].overlap is False
 
 
 def test_peak_gpu_memory_from_telemetry(tmp_path):

@@ -132,3 +132,37 @@ def test_checklist_uses_the_documented_gpu_memory() -> None:
         **base, gpu_memory_used_bytes=20 * 1024**3, gpu_memory_utilization=0.9))}
     assert busy["gpu_memory_utilization"].status == "fail"
     assert "already in use" in busy["gpu_memory_utilization"].evidence
+
+
+ENERGY = [p for p in ALL if "energy" in json.loads(p.read_text())]
+
+
+@pytest.mark.parametrize("path", ENERGY, ids=[p.name for p in ENERGY])
+def test_all_fixtures_energy_counter_agrees_with_the_power_samples(path: Path) -> None:
+    # NVML's total-energy counter over the load window, divided by its duration, is the mean
+    # power the samples saw over the same window (15 %: NVML's power reading is itself an
+    # average over up to 1 s, and the window's edges ramp)
+    from tokcheck.machine.telemetry import energy_figures
+
+    doc, samples = _load(path)
+    e = doc["energy"]
+    (r0, r1) = e["readings"][0], e["readings"][-1]
+    before = {int(k): v for k, v in r0["energy_mj"].items()}
+    after = {int(k): v for k, v in r1["energy_mj"].items()}
+    fig = energy_figures(before, after, r0["t_ns"], r1["t_ns"], e["compute_gpus"], "fixture", tokens=None)
+    assert fig["energy_j"] > 0 and fig["energy_reason"] == "no output tokens counted in the level"
+    for g in e["compute_gpus"]:
+        window = [s.power_draw_w for s in samples
+                  if s.index == g and r0["t_ns"] <= s.t_ns <= r1["t_ns"] and s.power_draw_w is not None]
+        mean_w = sum(window) / len(window)
+        assert fig["energy_by_gpu_j"][str(g)] / fig["energy_window_s"] == pytest.approx(mean_w, rel=0.15)
+
+
+def test_documented_fixture_energy_is_the_integral_of_its_power() -> None:
+    # written by hand: the counter difference is the trapezoid integral of the power samples
+    doc, samples = _load(DOCUMENTED)
+    r0, r1 = doc["energy"]["readings"]
+    inside = [s for s in samples if r0["t_ns"] <= s.t_ns <= r1["t_ns"]]
+    integral = sum((a.power_draw_w + b.power_draw_w) / 2 * (b.t_ns - a.t_ns) / 1e9 for a, b in zip(inside, inside[1:]))
+    assert (r1["energy_mj"]["0"] - r0["energy_mj"]["0"]) / 1000 == pytest.approx(integral, abs=0.001)
+    assert integral == pytest.approx(2671.84)

@@ -30,9 +30,10 @@ def test_itl_is_computed_once_per_read():
 
 def test_every_metric_is_complete():
     for m in METRICS:
-        assert m.name.endswith(("_ms", "_tok_s", "_rps")) or m.unit == "tokens", m.name
+        assert m.name.endswith(("_ms", "_tok_s", "_rps", "_per_token", "_w")) or m.unit == "tokens", m.name
         assert m.label and m.unit and m.null_reason and m.definition
-        assert (m.values is None) == (m.kind == "round") and (m.per_round is None) == (m.kind != "round")
+        assert (m.values is None) == (m.kind in ("round", "level")) and (m.per_round is None) == (m.kind != "round")
+        assert (m.from_level is None) == (m.kind != "level")
         assert m.shown_in <= set(VIEWS)
         assert set(m.extras) <= {"p99", "spread"}
     assert len({m.name for m in METRICS}) == len(METRICS)
@@ -42,10 +43,13 @@ def test_every_metric_is_complete():
 def test_the_summary_has_a_field_for_every_metric():
     fields = set(LevelSummary.model_fields)
     for m in METRICS:
+        if m.kind == "level":  # held elsewhere in the level (the SLO result, the GPU telemetry)
+            assert m.name not in fields
+            continue
         assert {m.name, f"{m.name}_reason"} <= fields
         if m.kind == "round":
             assert {f"{m.name}_rounds", f"{m.name}_spread"} <= fields
-    assert set(LEVEL_METRICS) == {m.name for m in METRICS if m.kind != "round"}
+    assert set(LEVEL_METRICS) == {m.name for m in METRICS if m.kind not in ("round", "level")}
     assert "LevelSummary" in LevelSummary.__name__ and LevelSummary.model_fields["ttft_ms"].description
 
 

@@ -69,14 +69,15 @@ def test_markdown_summary(run):
     v = verify({"model": "tiny-llama", "metric": "generation_tok_s", "value": 900, "concurrency": 1}, run)
     md = render_markdown([run], v)
     assert "**NOT REPRODUCED: measured 300 tok/s is 0.33× the claimed 900 tok/s" in md
-    assert "| concurrency 1 | 12 | 0 | 0 | 10 | 10 | 3.33 | 300 |" in md
+    # TTFO n/a: these records predate it; the columns after the metrics: output tokens, client-bound
+    assert "| concurrency 1 | 12 | 0 | 0 | 10 | 10 | n/a | 3.33 | 300 |" in md
     assert "| 7 | bandwidth bound | unknown |" in md
 
 
 def test_html_is_self_contained(run):
     page = render_html([run], bound={"hard_tok_s": 500.0, "realistic_tok_s": 350.0,
                                      "bytes_per_token": 6.8e6, "context_tokens": 160})
-    assert page.count('src="data:image/png;base64,') == 5   # throughput, TTFT, ITL, timeline, bound
+    assert page.count('src="data:image/png;base64,') == 6   # throughput, interactivity, TTFT, ITL, timeline, bound
     assert "http://" not in page.replace("http://127.0.0.1:8000", "")   # nothing to fetch
     assert "no GPU telemetry in this run" in page
 

@@ -51,3 +51,19 @@ def test_markdown_marks(runs):
     assert "150.0 ⚠ -40% vs max_model_len 2048 ⚠ -46% vs concurrency 1" in row
     d = sweep_result(runs)
     assert d["threshold"] == 0.3 and len(d["cells"]) == 4 and len(d["swings"]) == len(find_swings(cells))
+
+
+def test_a_swing_next_to_a_client_bound_level_says_so(runs, tmp_path):
+    import json
+
+    # the c=4 level of max_model_len 8192 was limited by the client
+    path = runs[8192].path / "summary.json"
+    data = json.loads(path.read_text())
+    data["levels"][1]["client"] = {"bound": True, "reasons": ["the client's event loop used 97 % of a core"]}
+    path.write_text(json.dumps(data))
+    runs = {2048: runs[2048], 8192: load_run(runs[8192].path)}
+    sw = find_swings(sweep_cells(runs))
+    bound = [s for s in sw if s.client_bound]
+    assert bound and all(8192 in (s.to_setting, s.held.get("max_model_len")) for s in bound)
+    assert not [s for s in sw if s.axis == "concurrency" and s.held == {"max_model_len": 2048} and s.client_bound]
+    assert "client-bound" in sweep_markdown(sweep_cells(runs), sw)

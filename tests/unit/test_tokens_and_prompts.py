@@ -46,3 +46,59 @@ def test_bad_tokenizer_paths(tmp_path):
     (tmp_path / "tokenizer.json").write_text("{not json")
     with pytest.raises(TokcheckError, match="cannot read tokenizer"):
         load_tokenizer(tmp_path)
+
+
+def _save(tok, tmp_path, name):
+    path = tmp_path / f"{name}.json"
+    tok.save(str(path))
+    return load_tokenizer(path)
+
+
+WORDS = [a + b + c for a in "bdfgklmnprstvz" for b in "aeiou" for c in "bdgklmnprst"]
+
+
+def _wordlevel(tmp_path):
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    tok = Tokenizer(models.WordLevel({"[UNK]": 0, **{w: i + 1 for i, w in enumerate(WORDS)}}, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    return _save(tok, tmp_path, "wordlevel")
+
+
+def _wordpiece(tmp_path):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+    vocab = {"[UNK]": 0, **{w: i + 1 for i, w in enumerate(WORDS)}, "##s": len(WORDS) + 1}
+    tok = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    return _save(tok, tmp_path, "wordpiece")
+
+
+def _unigram(tmp_path):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.Unigram())
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.decoder = decoders.Metaspace()
+    corpus = [" ".join(WORDS[i:i + 40]) for i in range(0, len(WORDS), 7)] * 20
+    tok.train_from_iterator(corpus, trainers.UnigramTrainer(vocab_size=1200, unk_token="<unk>",
+                                                            special_tokens=["<unk>"]))
+    return _save(tok, tmp_path, "unigram")
+
+
+@pytest.mark.parametrize("build", [_wordlevel, _wordpiece, _unigram], ids=["WordLevel", "WordPiece", "Unigram"])
+def test_exact_length_prompts_with_any_tokenizer(build, tmp_path):
+    # no Ġ/▁ spellings to look for: words are found by encoding and checking counts
+    tok = build(tmp_path)
+    for n in (1, 13, 200):
+        prompts = make_prompts(tok, n, 4, seed=3)
+        assert tok.count_many(prompts) == [n] * 4 and len(set(prompts)) == 4
+
+
+def test_a_vocabulary_without_repeatable_words_is_one_line_error(tmp_path):
+    from tokenizers import Tokenizer, models
+
+    tok = _save(Tokenizer(models.WordLevel({"[UNK]": 0, "ab": 1}, unk_token="[UNK]")), tmp_path, "tiny")
+    with pytest.raises(TokcheckError, match="too few pieces"):
+        make_prompts(tok, 5, 1)

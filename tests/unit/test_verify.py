@@ -148,7 +148,7 @@ def test_measurement_faults_fail_check_1(tmp_path):
     assert c1.status == "fail"
     text = " ".join(c1.evidence)
     assert "tokenizer count differs from usage" in text
-    assert "stopped before the asked 64 output tokens" in text
+    assert "requests delivered another output length than the asked 64 tokens" in text
     # with no engine report, no environment: the checks say unknown, not pass
     assert v.checks[1].status == "unknown"
     assert v.checks[2].status == "unknown"

@@ -6,7 +6,8 @@ Pure over loaded run directories (:class:`tokcheck.record.store.Run`):
   max_model_len, gpu_memory_utilization, tensor_parallel_size, streaming, prefix cache,
   speculative decoding, prompts, input and output lengths, concurrency — and which differ.
 - :func:`side_by_side` — per concurrency level present in every run: median TTFT, generation
-  tok/s, aggregate output throughput, E2E latency, ITL (each with its spread across rounds);
+  tok/s, aggregate output throughput, E2E latency, ITL (each with its spread across rounds, its
+  95 % confidence interval across rounds and whether the runs' intervals overlap);
   beyond tok/s: TTFT and ITL p99 (latency spikes), peak GPU memory when recorded, errors,
   early stops and broken outputs.
 - :func:`text_samples` — the generated texts of the same prompts, side by side, for a
@@ -21,7 +22,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tokcheck.core.metric_table import shown_in, with_unit
+from tokcheck.core.metric_table import shown_for, with_unit
 from tokcheck.record.level import Level
 from tokcheck.record.schema import EngineReport, LevelSummary, Load, ServeSettings, Workload
 from tokcheck.record.store import Run
@@ -148,6 +149,8 @@ class Row:
     spreads: list[float | None]
     rounds: list[list | None]
     higher_is_better: bool | None
+    ci95: list[list[float] | None] | None = None
+    overlap: bool | None = None
 
     @property
     def label(self) -> str:
@@ -166,14 +169,16 @@ def side_by_side(runs: list[Run]) -> list[Row]:
     common = [k for k in keyed[0] if all(k in d for d in keyed[1:])] if keyed else []
     rows: list[Row] = []
     none = [None] * len(runs)
-    metrics = shown_in("compare")
+    metrics = shown_for("compare", [lv for d in keyed for lv in d.values()])
     for level in common:
         k = level.name
         lvs = [d[level] for d in keyed]
         for m in metrics:
             figs = [lv.figure(m.name) for lv in lvs]
+            cis = [f.ci95 for f in figs]
             rows.append(Row(k, m.title, m.unit, [f.value for f in figs], [f.spread for f in figs],
-                            [f.rounds for f in figs], m.higher_is_better))
+                            [f.rounds for f in figs], m.higher_is_better,
+                            [c.as_list() if c is not None else None for c in cis], intervals_overlap(cis)))
         # the guide: latency spikes show in the tails
         for m in (m for m in metrics if "p99" in m.extras):
             rows.append(Row(k, f"{m.label} p99", m.unit, [lv.figure(m.name).p99 for lv in lvs], none, none,
@@ -186,6 +191,20 @@ def side_by_side(runs: list[Run]) -> list[Row]:
         rows.append(Row(k, "broken outputs, empty or undecodable", "requests",
                         [broken_outputs(r, level) for r in runs], none, none, False))
     return rows
+
+
+def intervals_overlap(intervals: list[Any]) -> bool | None:
+    """Whether every pair of the runs' 95 % intervals (:class:`tokcheck.core.confidence.Interval`)
+    overlaps; ``None`` when a run has none (one round). Intervals apart mean the runs differ (at
+    better than the 5 % level); overlapping ones do not prove that they agree."""
+    if len(intervals) < 2 or any(c is None for c in intervals):
+        return None
+    return all(a.overlaps(b) for i, a in enumerate(intervals) for b in intervals[i + 1:])
+
+
+def overlap_word(overlap: bool | None) -> str:
+    """``"overlap"``, ``"apart"`` or ``""`` (no interval) for tables."""
+    return {True: "overlap", False: "apart", None: ""}[overlap]
 
 
 def text_samples(runs: list[Run], limit: int = 8) -> list[dict[str, Any]]:
@@ -228,6 +247,13 @@ def format_cell(value: Any, spread: Any, rounds: list | None) -> str:
     return cell
 
 
+def format_ci(ci: list[float] | None) -> str:
+    """``" CI 241–259"`` for a 95 % interval, ``""`` without one."""
+    if not ci:
+        return ""
+    return f" CI {_fmt(float(ci[0]))}–{_fmt(float(ci[1]))}"
+
+
 def samples_markdown(names: list[str], samples: list[dict[str, Any]]) -> str:
     """The texts side by side, one section per prompt (Markdown)."""
     out = ["# Generated texts of the same prompts", ""]
@@ -265,12 +291,17 @@ def comparison_markdown(runs: list[Run]) -> str:
         mark = " ⚠" if key in comp.differ else ""
         out.append(f"| {key}{mark} | " + " | ".join(str(_show(s[key])) if s[key] is not None else "—"
                                                    for s in comp.settings) + " |")
-    out += ["", "| level | metric | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
+    out += ["", "| level | metric | " + " | ".join(names) + " | 95% CIs |",
+            "|---|---|" + "---|" * len(names) + "---|"]
     for row in side_by_side(runs):
-        cells = [format_cell(v, sp, rd) for v, sp, rd in zip(row.values, row.spreads, row.rounds)]
-        out.append(f"| {row.level} | {row.label} | " + " | ".join(cells) + " |")
+        cells = [format_cell(v, sp, rd) + format_ci(ci) for v, sp, rd, ci
+                 in zip(row.values, row.spreads, row.rounds, row.ci95 or [None] * len(row.values))]
+        out.append(f"| {row.level} | {row.label} | " + " | ".join(cells) + f" | {overlap_word(row.overlap)} |")
     out.append("")
     out.append("Values are the rounds' trimmed median (each round's median, highest and lowest "
                "round dropped, median of the rest); [a–b] is the range of all per-round medians "
-               "(± bench's spread, the same range's width, where per-round values are missing).")
+               "(± bench's spread, the same range's width, where per-round values are missing); "
+               "CI is the 95 % confidence interval across rounds (Student's t on the rounds' values): "
+               "\"apart\" means the runs differ beyond their round-to-round noise, \"overlap\" that "
+               "this many rounds cannot tell them apart.")
     return "\n".join(out) + "\n"

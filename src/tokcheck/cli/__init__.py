@@ -18,8 +18,8 @@ from tokcheck.errors import TokcheckError
 
 # Sub-command modules, in the order `tokcheck --help` lists them.
 COMMANDS: tuple[str, ...] = (
-    "claim", "bound", "bench", "inspect", "serve", "demo", "tiny_model", "doctor",
-    "verify", "compare", "sweep", "report", "reproduce",
+    "claim", "bound", "bench", "probe", "inspect", "serve", "demo", "tiny_model", "doctor",
+    "verify", "compare", "sweep", "report", "reproduce", "receipt",
 )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from tokcheck.core.units import parse_count_list
 
@@ -45,7 +46,13 @@ def add_parser(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="prompt and schedule seed")
     p.add_argument("--api-key", default=None,
                    help="bearer token (default $OPENAI_API_KEY); sent, never written")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--slo", metavar="SPEC", default=None,
+                   help="judge each level by an SLO and report goodput: ttft_ms=500,tpot_ms=30 (also itl_ms, "
+                        "e2e_ms; @p50/@p90/@p99 per objective, p99 by default) or an MLPerf preset such as "
+                        "mlperf:llama3.1-8b-interactive")
+    p.add_argument("--connections", choices=["reuse", "new"], default="reuse",
+                   help="reuse keep-alive connections (default) or open a new one per request")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON, with the run read under other tools' definitions")
     p.add_argument("--no-telemetry", action="store_true",
                    help="skip the server's /metrics scraping, GPU sampling and environment report")
     p.add_argument("--server-log", metavar="FILE", default=None,
@@ -72,12 +79,16 @@ def run(args: argparse.Namespace) -> int:
             request_rate=args.request_rate, max_in_flight=args.max_in_flight, rounds=args.rounds,
             warmup=args.warmup, requests_per_round=args.requests_per_round, out=args.out,
             api_key=args.api_key or os.environ.get("OPENAI_API_KEY") or None, timeout_s=args.timeout,
-            temperature=args.temperature, seed=args.seed,
+            temperature=args.temperature, seed=args.seed, slo=args.slo, connections=args.connections,
         )
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(x) for x in first["loc"])
         raise TokcheckError(f"bad option {where}: {first['msg']}") from None
+    if args.slo:
+        from tokcheck.core.slo import parse_slo
+
+        parse_slo(args.slo)  # a bad SLO is a one-line error before anything is sent
     hooks, extra = _telemetry(args, config.url)
     if args.server_log:
         from tokcheck.engines.lifecycle import ServerLogHook
@@ -85,17 +96,43 @@ def run(args: argparse.Namespace) -> int:
 
         extra.update(conditions_from_server_log(args.server_log))
         hooks.append(ServerLogHook(args.server_log))
-    if args.json:
-        summary = run_bench(config, conditions_extra=extra, hooks=hooks)
-        print(summary_json(summary))
-        return 0
-    with LiveProgress(config) as live:
-        summary = run_bench(config, progress=live.update, conditions_extra=extra, hooks=hooks)
+    if config.out is None:  # named here, so that a Ctrl-C can say where the partial record is
+        from tokcheck.loadgen.bench import _default_out
+
+        config.out = str(_default_out(config))
+    try:
+        if args.json:
+            summary = run_bench(config, conditions_extra=extra, hooks=hooks)
+            print(_json_with_definitions(summary, summary_json(summary)))
+            return 0
+        with LiveProgress(config) as live:
+            summary = run_bench(config, progress=live.update, conditions_extra=extra, hooks=hooks)
+    except KeyboardInterrupt:
+        from pathlib import Path
+
+        if (Path(config.out) / "run.json").exists():
+            print(f"Interrupted: the partial record is in {config.out} (summary.json covers the requests "
+                  "that completed).", file=sys.stderr)
+        raise
     render_summary(summary)
     from tokcheck.cli.telemetry_view import render_telemetry
 
     render_telemetry([(lv.label, lv.telemetry) for lv in summary.levels])
     return 0
+
+
+def _json_with_definitions(summary, text: str) -> str:
+    """``summary.json``'s JSON with ``definitions`` added: per level, the run read under every
+    tool's definitions (``{level: {tool: {metric: value}}}``) and ``definitions_sources``."""
+    import json
+
+    from tokcheck.analysis.definitions import definitions_by_level, sources
+    from tokcheck.record.store import load_run
+
+    data = json.loads(text)
+    data["definitions"] = definitions_by_level(load_run(summary.run_dir))
+    data["definitions_sources"] = sources()
+    return json.dumps(data, indent=2)
 
 
 def _telemetry(args: argparse.Namespace, url: str) -> tuple[list, dict]:

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from tokcheck.core.metric_table import shown_in
+from tokcheck.core.metric_table import METRICS, shown_for
 from tokcheck.record.schema import Summary
 
 
@@ -86,17 +86,47 @@ def render_summary(summary: Summary, console: Console | None = None) -> None:
     def p99(name: str, digits: int):
         return lambda lv: _fmt(lv.figure(name).p99, digits)
 
+    def ci(name: str, digits: int):
+        def cell(lv) -> str:
+            c = lv.figure(name).ci95
+            return "n/a" if c is None else f"{_fmt(c.low, digits)}–{_fmt(c.high, digits)}"
+        return cell
+
     def share(value: float | None) -> str:
         return "n/a" if value is None else f"{value:.0%}"
 
-    rows = [("requests ok / failed", lambda lv: f"{lv.requests_ok} / {lv.requests_failed}")]
-    for m in shown_in("bench"):
+    any_open = any(lv.request_rate is not None for lv in summary.levels)
+
+    def out_len(lv) -> str:
+        o = lv.output_tokens
+        if o is None:
+            return "n/a"
+        return f"{o.mean:,.0f}" + (f" ({o.min:,}–{o.max:,})" if o.min != o.max else "")
+
+    def client(lv) -> str:
+        c = lv.client
+        if c is None:
+            return "n/a"
+        lag = f"lag p99 {c.loop_lag_ms.p99:.1f} ms" if c.loop_lag_ms is not None else "lag n/a"
+        return ("BOUND, " if c.bound else "ok, ") + lag
+
+    rows = [("requests ok / failed", lambda lv: f"{lv.requests_ok} / {lv.requests_failed}"),
+            ("output tokens (mean)", out_len)]
+    for m in shown_for("bench", summary.levels):
+        if m.open_only and not any_open:
+            continue
         rows.append((_title(m.label, m.unit), median(m.name, m.digits)))
         if "p99" in m.extras:
             rows.append((_title(m.label, m.unit, "p99"), p99(m.name, m.digits)))
+    # the headline metrics (those a claim can state) with their 95 % interval across rounds
+    for m in (m for m in METRICS if m.claim_name):
+        rows.append((_title(m.label, m.unit, "95% CI"), ci(m.name, m.digits)))
+    if any(lv.slo is not None for lv in summary.levels):
+        rows += _slo_rows(summary)
     rows += [
         ("tokens in coalesced reads", lambda lv: share(lv.coalesced_token_share)),
         ("TPOT undefined (1 read)", lambda lv: f"{lv.tpot_undefined_requests} / {lv.requests_ok}"),
+        ("client", client),
     ]
     for title, cell in rows:
         table.add_row(title, *(cell(lv) for lv in summary.levels))
@@ -107,17 +137,45 @@ def render_summary(summary: Summary, console: Console | None = None) -> None:
             notes.append("errors: " + ", ".join(f"{k} × {v}" for k, v in sorted(lv.errors.items())))
         if lv.defects:
             notes.append("defects: " + ", ".join(f"{k} × {v}" for k, v in sorted(lv.defects.items())))
-        if lv.early_stops:
-            notes.append(f"{lv.early_stops} request(s) stopped before the asked output length")
+        if lv.early_stops and not lv.warnings:
+            notes.append(f"{lv.early_stops} request(s) delivered another output length than asked")
         if lv.tpot_ms is None and lv.tpot_ms_reason and lv.requests_ok:
             notes.append(f"TPOT / generation tok/s: {lv.tpot_ms_reason}")
+        notes.extend(lv.warnings)
         if notes:
             console.print(f"[yellow]{lv.label}[/]: " + "; ".join(notes))
     _render_workload_notes(summary, console)
+    if lv_ceiling := next((lv.client.ceiling_tok_s for lv in summary.levels
+                           if lv.client is not None and lv.client.ceiling_tok_s), None):
+        console.print(f"Numbers above {lv_ceiling:,.0f} tok/s on this machine are client-bound (tokcheck probe).")
     if summary.interrupted:
         console.print("[yellow]interrupted: the summary covers the requests that completed[/]")
     console.print("Medians are the median of per-round medians after dropping the highest and lowest round; "
-                  "(min–max) is the range of all rounds' medians. A chunk is what arrived in one read.")
+                  "(min–max) is the range of all rounds' medians; 95% CI: Student's t on the rounds' values "
+                  "(two rounds or more). A chunk is what arrived in one read.")
+    slo = next((lv.slo for lv in summary.levels if lv.slo is not None), None)
+    if slo is not None:
+        console.print(f"SLO {slo.text}" + (f" ({slo.source})" if slo.source else "")
+                      + ": goodput counts requests meeting every objective; failed requests meet none.")
+
+
+def _slo_rows(summary: Summary) -> list:
+    """Rows for the SLO: each objective's value at its percentile against its limit, the share of
+    requests meeting all objectives, and whether the level meets the SLO."""
+    first = next(lv.slo for lv in summary.levels if lv.slo is not None)
+    rows = []
+    for i, o in enumerate(first.objectives):
+        def cell(lv, i=i) -> str:
+            if lv.slo is None or i >= len(lv.slo.objectives):
+                return "n/a"
+            r = lv.slo.objectives[i]
+            mark = {True: "ok", False: "MISS", None: "n/a"}[r.met]
+            return f"{_fmt(r.value_ms, 1) if r.value_ms is not None else '∞'} {mark}"
+        rows.append((f"SLO {o.metric} p{o.percentile:g} ≤ {o.limit_ms:g}", cell))
+    rows.append(("SLO: requests meeting all",
+                 lambda lv: "n/a" if lv.slo is None or lv.slo.share_met_all is None else f"{lv.slo.share_met_all:.0%}"))
+    rows.append(("SLO met", lambda lv: {True: "yes", False: "NO", None: "n/a"}[lv.slo.met if lv.slo else None]))
+    return rows
 
 
 def _render_workload_notes(summary: Summary, console: Console) -> None:

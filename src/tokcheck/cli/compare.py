@@ -37,7 +37,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _render(runs, comp, rows, con) -> None:
     from rich.table import Table
 
-    from tokcheck.analysis.compare import COMPARABILITY_KEYS, INFO_KEYS, _show, format_cell
+    from tokcheck.analysis.compare import (COMPARABILITY_KEYS, INFO_KEYS, _show, format_cell, format_ci,
+                                           overlap_word)
 
     names = [r.name for r in runs]
     t = Table(title="Conditions", title_justify="left")
@@ -54,15 +55,21 @@ def _render(runs, comp, rows, con) -> None:
     else:
         con.print(f"[bold white on red] {comp.verdict()} [/]")
         con.print("[red]Differences below may come from these conditions, not from what you meant to compare.[/]")
-    t = Table(title="Side by side: median of rounds ±spread [range of round medians]", title_justify="left")
+    t = Table(title="Side by side: median of rounds ±spread [range of round medians], 95% CI across rounds",
+              title_justify="left")
     t.add_column("level")
     t.add_column("metric")
     for n in names:
         t.add_column(n, justify="right")
+    t.add_column("95% CIs")
     for row in rows:
-        cells = [format_cell(v, sp, rd) for v, sp, rd in zip(row.values, row.spreads, row.rounds)]
-        t.add_row(row.level, row.label, *cells)
+        cells = [format_cell(v, sp, rd) + format_ci(ci) for v, sp, rd, ci
+                 in zip(row.values, row.spreads, row.rounds, row.ci95 or [None] * len(row.values))]
+        word = overlap_word(row.overlap)
+        t.add_row(row.level, row.label, *cells, f"[red]{word}[/]" if word == "apart" else word)
     con.print(t)
+    con.print("[dim]95% CIs: Student's t on the rounds' values; \"apart\": the runs differ beyond their "
+              "round-to-round noise; \"overlap\": these rounds cannot tell them apart.[/]")
 
 
 def _render_quality(q: dict, con) -> None:

@@ -23,6 +23,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tolerance", default="20%", help="with --claim: tolerance (default 20%%)")
     p.add_argument("--metric", choices=("generation_tok_s", "e2e_tok_s", "aggregate_throughput", "ttft"),
                    help="with --claim: which metric the claimed number is")
+    p.add_argument("--claim-tool", metavar="TOOL",
+                   help="with --claim: the tool it was measured with (vllm-bench, guidellm, aiperf)")
     p.add_argument("--gpu", help="GPU for the decode bound (default: the claim's, else the run's own)")
     p.add_argument("--model-config", metavar="DIR", help="model directory for the run's own bound "
                    "(default: the one the run record points at)")
@@ -41,7 +43,17 @@ def run(args: argparse.Namespace) -> int:
 
         fields = claim_fields(args.claim, metric=args.metric, gpu=args.gpu)
         bound = bound_for(fields, model_dir=args.model_config, run=runs[0])
-        verdict = verify(fields, runs[0], tolerance=parse_tolerance(args.tolerance), bound=bound)
+        tool = None
+        if args.claim_tool:
+            from tokcheck.analysis.definitions import tool_name
+            from tokcheck.errors import TokcheckError
+
+            try:
+                tool = tool_name(args.claim_tool)
+            except ValueError as err:
+                raise TokcheckError(f"--claim-tool: {err}") from None
+        verdict = verify(fields, runs[0], tolerance=parse_tolerance(args.tolerance), bound=bound,
+                         claim_tool=tool, claim_text=args.claim)
     if not (bound or {}).get("hard_tok_s"):
         from tokcheck.report.bound import bound_for_run
 

@@ -40,6 +40,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="which metric the claimed number is (overrides the claim's text)")
     p.add_argument("--concurrency", type=int, help="the claim's concurrency (overrides its text)")
     p.add_argument("--gpu", help="the claim's GPU, for the bandwidth bound (overrides its text)")
+    p.add_argument("--claim-tool", metavar="TOOL",
+                   help="the tool the claim was measured with (vllm-bench, guidellm, aiperf): read the run "
+                        "under that tool's definitions and check its known traps")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=run)
 
@@ -65,6 +68,8 @@ def render(verdict) -> None:
     if verdict.measured_rounds:
         vals = ", ".join("n/a" if v is None else f"{v:.4g}" for v in verdict.measured_rounds)
         con.print(f"[dim]per-round values: {vals}[/]")
+    if verdict.claim_tool:
+        _render_tool(verdict, con)
     icons = {"pass": "[green]pass[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]",
              "unknown": "[dim]unknown[/]"}
     if verdict.reproduced is True:
@@ -91,14 +96,49 @@ def render(verdict) -> None:
                 con.print(f"     {i}) {step}", highlight=False)
 
 
+def _render_tool(verdict, con) -> None:
+    """The run under the claim's tool's definitions beside tokcheck's own, and the tool's traps."""
+    from rich.table import Table
+
+    from tokcheck.analysis.definitions import KEYS, TOOLS
+
+    tool = TOOLS[verdict.claim_tool]
+    if verdict.measured_tokcheck is not None:
+        con.print(f"[dim]tokcheck's own reading of the same requests: {verdict.measured_tokcheck:.4g}[/]")
+    if verdict.definitions:
+        t = Table(title=f"The level read under each tool's definitions ({tool.title}: {tool.version})",
+                  title_justify="left")
+        t.add_column("metric")
+        for name in verdict.definitions:
+            t.add_column(TOOLS[name].title, justify="right")
+        for key in KEYS:
+            t.add_row(key, *("n/a" if d.get(key) is None else f"{d[key]:,.4g}" for d in verdict.definitions.values()))
+        con.print(t)
+    icons = {"pass": "[green]pass[/]", "warn": "[yellow]warn[/]", "unknown": "[dim]unknown[/]"}
+    con.print(f"\n[bold]Known traps of a claim made with {tool.title}[/]")
+    for trap in verdict.traps:
+        con.print(f"- {trap.name}: {icons.get(trap.status, trap.status)}")
+        for e in trap.evidence:
+            con.print(f"     · {e}", highlight=False)
+
+
 def run(args: argparse.Namespace) -> int:
     from tokcheck.record.store import load_run
     from tokcheck.analysis.verify import verify
 
     tolerance = parse_tolerance(args.tolerance)
+    tool = None
+    if args.claim_tool:
+        from tokcheck.analysis.definitions import tool_name
+
+        try:
+            tool = tool_name(args.claim_tool)
+        except ValueError as err:
+            raise TokcheckError(f"--claim-tool: {err}") from None
     run_ = load_run(args.run)
     fields = claim_fields(args.claim, metric=args.metric, concurrency=args.concurrency, gpu=args.gpu)
-    verdict = verify(fields, run_, tolerance=tolerance, bound=bound_for(fields, run=run_))
+    verdict = verify(fields, run_, tolerance=tolerance, bound=bound_for(fields, run=run_),
+                     claim_tool=tool, claim_text=args.claim)
     if args.json:
         print(json.dumps(verdict.to_dict(), indent=2, default=str))
     else:

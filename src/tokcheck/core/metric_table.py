@@ -11,12 +11,15 @@ Kinds of metric:
 - ``request``: one value per successful request (TTFT, TPOT, …);
 - ``token``: one value per output token after the first read (ITL);
 - ``chunk``: one value per read that carried tokens (tokens per chunk);
-- ``round``: one value per round from all of its requests (aggregate output throughput).
+- ``round``: one value per round from all of its requests (aggregate output throughput);
+- ``level``: a value another part of the record holds for the level — goodput under an SLO
+  (``record/slo.py``), energy per token from NVML (``machine/telemetry.py``) — read by
+  ``from_level``; the summary does not compute it from the requests.
 
 Per-level values: for ``request``/``token``/``chunk`` metrics a distribution
 (:func:`tokcheck.core.stats.distribution`: mean, the rounds' trimmed median, p90, p99, per-round
 medians, spread); for ``round`` metrics the rounds' trimmed median and the spread
-(:func:`tokcheck.core.stats.rounds_value`).
+(:func:`tokcheck.core.stats.rounds_value`); for ``level`` metrics what ``from_level`` reads.
 
 The functions take request records by duck typing (any object with the fields of
 ``tokcheck.record.schema.RequestRecord``): the core does not import the record layer.
@@ -30,7 +33,7 @@ from typing import Any, Literal
 
 from tokcheck.core import metrics
 
-Kind = Literal["request", "token", "chunk", "round"]
+Kind = Literal["request", "token", "chunk", "round", "level"]
 
 #: Views that iterate over the table (``Metric.shown_in``).
 VIEWS = ("bench", "report", "compare", "sweep", "csv")
@@ -63,6 +66,14 @@ class Metric:
         digits: decimals in terminal tables.
         needs_tpot: withheld (null with a reason) when too many requests had no TPOT
             (:data:`tokcheck.record.summarize.TPOT_UNDEFINED_MAX_SHARE`).
+        from_level: for the ``level`` kind: a level summary → ``(value, per-round values or
+            None, reason when the value is None)``.
+        only_when_set: views leave it out when no level has a value (goodput without an SLO,
+            energy without a GPU); the summary still says why it is null.
+        mark: the client mark (a request record's ``client_marks``) that leaves a request out
+            of this metric: the client could not vouch for the stamps it rests on.
+        open_only: shown only where a run has an open-loop level (it equals another metric
+            in a closed loop, or is undefined there).
     """
 
     name: str
@@ -80,6 +91,10 @@ class Metric:
     extras: tuple[str, ...] = ()
     digits: int = 1
     needs_tpot: bool = False
+    from_level: Callable[[Any], tuple[float | None, list[float | None] | None, str | None]] | None = None
+    only_when_set: bool = False
+    mark: str | None = None
+    open_only: bool = False
 
     @property
     def title(self) -> str:
@@ -95,13 +110,21 @@ def with_unit(label: str, unit: str) -> str:
     return f"{label} ({unit})"
 
 
-def _field(name: str) -> Callable[[Any], list[float]]:
+def _field(name: str, mark: str | None = None) -> Callable[[Any], list[float]]:
     """The value a request record stores under ``name`` (computed by the measurement from its
-    stamps, :mod:`tokcheck.loadgen.measure`), as a list of zero or one value."""
-    return lambda r: [v] if (v := getattr(r, name)) is not None else []
+    stamps, :mod:`tokcheck.loadgen.measure`), as a list of zero or one value; none when the
+    record carries the client mark ``mark`` (its stamps are not vouched for)."""
+    def get(r: Any) -> list[float]:
+        if mark is not None and mark in (getattr(r, "client_marks", None) or ()):
+            return []
+        v = getattr(r, name, None)
+        return [v] if v is not None else []
+    return get
 
 
 def _itl(r: Any) -> list[float]:
+    if "tpot" in (getattr(r, "client_marks", None) or ()):
+        return []
     return metrics.itl_ms(r.chunks)
 
 
@@ -122,50 +145,137 @@ def _request_throughput(in_round: Sequence[Any], ok: Sequence[Any]) -> float | N
     return metrics.request_throughput_rps(len(ok), *_window(in_round))
 
 
+def _slo_figure(name: str) -> Callable[[Any], tuple[float | None, list[float | None] | None, str | None]]:
+    """Goodput under the level's SLO (``slo`` of a level summary, written by ``record/slo.py``)."""
+    def read(lv: Any) -> tuple[float | None, list[float | None] | None, str | None]:
+        slo = getattr(lv, "slo", None)
+        if slo is None:
+            return None, None, "no SLO given (bench --slo)"
+        value = getattr(slo, name)
+        return value, getattr(slo, f"{name}_rounds", None), None if value is not None else slo.reason
+    return read
+
+
+def _energy_figure(name: str) -> Callable[[Any], tuple[float | None, list[float | None] | None, str | None]]:
+    """Energy figures of the level's GPU telemetry (``telemetry.gpu``, ``machine/telemetry.py``)."""
+    def read(lv: Any) -> tuple[float | None, list[float | None] | None, str | None]:
+        gpu = getattr(getattr(lv, "telemetry", None), "gpu", None)
+        if gpu is None:
+            return None, None, "no GPU telemetry in this run (no local server, or --no-telemetry)"
+        value = getattr(gpu, name, None)
+        if value is None:
+            why = getattr(gpu, "energy_reason", None) or getattr(gpu, "reason", None) or "no energy reading"
+            return None, None, why
+        return value, None, None
+    return read
+def _peak_output_throughput(in_round: Sequence[Any], ok: Sequence[Any]) -> float | None:
+    return metrics.peak_output_throughput_tok_s([r.chunks for r in ok], *_window(in_round))
+
+
+def _open_loop(in_round: Sequence[Any]) -> bool:
+    return any(getattr(r, "latency_from", "send") == "due" for r in in_round)
+
+
+def _offered_rate(in_round: Sequence[Any], ok: Sequence[Any]) -> float | None:
+    if not _open_loop(in_round):
+        return None
+    return metrics.rate_rps([r.t_due_ns for r in in_round if r.t_due_ns is not None])
+
+
+def _achieved_rate(in_round: Sequence[Any], ok: Sequence[Any]) -> float | None:
+    return metrics.rate_rps([r.t_send_ns for r in in_round])
+
+
 _ALL = frozenset(VIEWS)
 
 METRICS: tuple[Metric, ...] = (
     Metric("ttft_ms", "TTFT", "ms", "request", False,
-           "no request had a first token", "TTFT (send → first token)",
-           values=_field("ttft_ms"), headline="median TTFT", claim_name="ttft",
-           shown_in=_ALL, extras=("p99",)),
+           "no request had a first token",
+           "TTFT (send → first token of any channel; open loop: scheduled send → first token)",
+           values=_field("ttft_ms", "ttft"), headline="median TTFT", claim_name="ttft",
+           shown_in=_ALL, extras=("p99",), mark="ttft"),
+    Metric("ttfo_ms", "TTFO", "ms", "request", False,
+           "no request had a token of the answer (only reasoning, or nothing)",
+           "time to first output of the answer (reasoning excluded; same start as TTFT)",
+           values=_field("ttfo_ms", "ttft"), shown_in=frozenset({"bench", "report", "csv"}), mark="ttft"),
     Metric("tpot_ms", "TPOT", "ms", "request", False,
            "no request had a token after its first chunk (TPOT undefined)",
            "TPOT = (last token − first token) ÷ (tokens − tokens of the first read)",
-           values=_field("tpot_ms"), shown_in=frozenset({"bench", "report", "csv"}), digits=2,
-           needs_tpot=True),
+           values=_field("tpot_ms", "tpot"), shown_in=frozenset({"bench", "report", "csv"}), digits=2,
+           needs_tpot=True, mark="tpot"),
     Metric("itl_ms", "ITL", "ms", "token", False,
            "no request had more than one token-carrying chunk",
            "ITL per token: a read of k tokens after a gap g gives k values g/k",
-           values=_itl, shown_in=frozenset({"bench", "compare"}), extras=("p99",), digits=2),
+           values=_itl, shown_in=frozenset({"bench", "compare"}), extras=("p99",), digits=2, mark="tpot"),
     Metric("generation_tok_s", "generation tok/s", "tok/s", "request", True,
            "no request had a token after its first chunk (TPOT undefined)",
            "generation tok/s (per request, from the first token on; TTFT excluded)",
-           values=_field("generation_tok_s"), headline="generation tok/s per request",
-           claim_name="generation_tok_s", shown_in=_ALL, extras=("spread",), needs_tpot=True),
+           values=_field("generation_tok_s", "tpot"), headline="generation tok/s per request",
+           claim_name="generation_tok_s", shown_in=_ALL, extras=("spread",), needs_tpot=True, mark="tpot"),
     Metric("e2e_latency_ms", "E2E latency", "ms", "request", False,
-           "no request ended", "E2E latency (send → end of stream)",
-           values=_field("e2e_latency_ms"), shown_in=frozenset({"bench", "compare", "csv"}), digits=0),
+           "no request ended", "E2E latency (send → end of stream; open loop: scheduled send → end)",
+           values=_field("e2e_latency_ms", "e2e"), shown_in=frozenset({"bench", "compare", "csv"}), digits=0,
+           mark="e2e"),
     Metric("e2e_tok_s", "E2E tok/s", "tok/s", "request", True,
            "no request ended after its send", "end-to-end tok/s (per request, output tokens ÷ E2E latency)",
-           values=_field("e2e_tok_s"), claim_name="e2e_tok_s",
-           shown_in=frozenset({"bench", "report", "csv"})),
+           values=_field("e2e_tok_s", "e2e"), claim_name="e2e_tok_s",
+           shown_in=frozenset({"bench", "report", "csv"}), mark="e2e"),
     Metric("output_throughput_tok_s", "aggregate output throughput", "tok/s", "round", True,
            "no round had a successful request", "aggregate output throughput (all requests' tokens ÷ window)",
            per_round=_output_throughput, claim_name="aggregate_throughput",
            shown_in=frozenset({"bench", "report", "compare", "sweep"})),
+    Metric("peak_output_throughput_tok_s", "peak output throughput", "tok/s", "round", True,
+           "no round had a successful request",
+           "peak output throughput (most tokens in one of the round's consecutive 1 s windows ÷ its length)",
+           per_round=_peak_output_throughput, shown_in=frozenset({"bench", "report"})),
     Metric("request_throughput_rps", "request throughput", "req/s", "round", True,
            "no round had a successful request", "request throughput (completed requests ÷ window)",
            per_round=_request_throughput, shown_in=frozenset({"bench", "report"}), digits=2),
+    Metric("offered_rate_rps", "offered rate", "req/s", "round", None,
+           "not an open-loop level (no schedule)", "offered rate (the schedule's arrivals per second)",
+           per_round=_offered_rate, shown_in=frozenset({"bench", "report"}), digits=2, open_only=True),
+    Metric("achieved_rate_rps", "achieved rate", "req/s", "round", None,
+           "fewer than two requests were sent", "achieved rate (requests actually sent per second)",
+           per_round=_achieved_rate, shown_in=frozenset({"bench", "report"}), digits=2, open_only=True),
     Metric("queue_delay_ms", "queue delay", "ms", "request", False,
            "no request had a due time", "queue delay (due → send: how late the client sent)",
            values=_field("queue_delay_ms"), shown_in=frozenset({"bench", "csv"}), digits=2),
     Metric("tokens_per_chunk", "tokens per chunk", "tokens", "chunk", None,
            "no request had a token-carrying chunk", "tokens per chunk (what arrived in one read)",
            values=_tokens_per_chunk, shown_in=frozenset({"bench"}), digits=2),
+    Metric("ttft_from_send_ms", "TTFT from send", "ms", "request", False,
+           "no request had a first token", "TTFT from the real send (send → first token)",
+           values=_field("ttft_from_send_ms", "ttft"), shown_in=frozenset({"bench", "csv"}),
+           mark="ttft", open_only=True),
     Metric("ttft_from_due_ms", "TTFT from due time", "ms", "request", False,
-           "no request had a due time", "TTFT from the due time (due → first token; open loop)",
-           values=_field("ttft_from_due_ms")),
+           "no request had a due time", "TTFT from the due time (due → first token)",
+           values=_field("ttft_from_due_ms", "ttft"), mark="ttft"),
+    Metric("goodput_rps", "goodput", "req/s", "level", True, "no SLO given (bench --slo)",
+           "goodput (requests meeting every SLO objective ÷ the throughput window)",
+           from_level=_slo_figure("goodput_rps"), shown_in=frozenset({"bench", "report", "compare"}),
+           digits=2, only_when_set=True),
+    Metric("goodput_tok_s", "token goodput", "tok/s", "level", True, "no SLO given (bench --slo)",
+           "goodput in tokens (output tokens of requests meeting every SLO objective ÷ the window)",
+           from_level=_slo_figure("goodput_tok_s"), shown_in=frozenset({"bench", "report", "compare"}),
+           only_when_set=True),
+    Metric("energy_j_per_token", "energy per output token", "J/token", "level", False,
+           "no NVIDIA GPU energy counter",
+           "GPU energy per output token (NVML total-energy delta over the level, summed over the "
+           "serving GPUs, ÷ the level's output tokens, warm-up included)",
+           from_level=_energy_figure("energy_j_per_token"), shown_in=frozenset({"bench", "report", "compare"}),
+           digits=3, only_when_set=True),
+    Metric("energy_power_w", "GPU power (energy ÷ time)", "W", "level", None,
+           "no NVIDIA GPU energy counter",
+           "mean GPU power over the level: NVML energy delta ÷ the level's duration, serving GPUs summed",
+           from_level=_energy_figure("energy_power_w"), shown_in=frozenset({"bench", "report"}),
+           digits=0, only_when_set=True),
+    Metric("e2e_latency_from_send_ms", "E2E latency from send", "ms", "request", False,
+           "no request ended", "E2E latency from the real send (send → end of stream)",
+           values=_field("e2e_latency_from_send_ms", "e2e"), shown_in=frozenset({"csv"}), digits=0,
+           mark="e2e", open_only=True),
+    Metric("usage_difference_tokens", "usage − counted", "tokens", "request", None,
+           "the server sent no usage", "usage.completion_tokens − the tokenizer's count of what was streamed",
+           values=_field("usage_difference"), shown_in=frozenset({"csv"}), digits=1),
 )
 
 #: Metrics by name.
@@ -178,3 +288,10 @@ BY_CLAIM_NAME: dict[str, Metric] = {m.claim_name: m for m in METRICS if m.claim_
 def shown_in(view: str) -> tuple[Metric, ...]:
     """The metrics a view shows, in table order."""
     return tuple(m for m in METRICS if view in m.shown_in)
+
+
+def shown_for(view: str, levels: Sequence[Any]) -> tuple[Metric, ...]:
+    """:func:`shown_in`, less the ``only_when_set`` metrics that no level of ``levels`` (level
+    summaries, anything with ``figure(name)``) has a value for."""
+    return tuple(m for m in shown_in(view)
+                 if not m.only_when_set or any(lv.figure(m.name).value is not None for lv in levels))

@@ -119,3 +119,37 @@ def request_throughput_rps(n_requests: int, t_first_send_ns: int, t_last_end_ns:
     if t_last_end_ns <= t_first_send_ns:
         return None
     return n_requests * NS_PER_S / (t_last_end_ns - t_first_send_ns)
+
+
+def peak_output_throughput_tok_s(chunks_per_request: Iterable[Sequence[Sequence[int]]],
+                                 t_first_send_ns: int, t_last_end_ns: int) -> float | None:
+    """Peak output throughput, tokens/s: the window ``[first send, last end]`` is cut into
+    consecutive 1 s windows from its start (the remainder joins the last one, so each window is
+    1 to 2 s long; a window shorter than 1 s is the whole); every token counts in the window of
+    the read that carried it (a chunk of k tokens counts k, never 1). The peak is the highest
+    tokens ÷ window length. As the windows' rates, weighted by their lengths, average to the
+    aggregate output throughput, peak ≥ that mean by construction.
+
+    Args:
+        chunks_per_request: each request's ``[(arrival_ns, n_tokens), …]``.
+    """
+    span = t_last_end_ns - t_first_send_ns
+    if span <= 0:
+        return None
+    n_win = max(1, span // NS_PER_S)
+    counts = [0] * n_win
+    for chunks in chunks_per_request:
+        for t, k in chunks:
+            i = (t - t_first_send_ns) // NS_PER_S
+            counts[min(max(i, 0), n_win - 1)] += k
+    lengths = [NS_PER_S] * (n_win - 1) + [span - (n_win - 1) * NS_PER_S]
+    return max(c * NS_PER_S / length for c, length in zip(counts, lengths))
+
+
+def rate_rps(stamps_ns: Iterable[int]) -> float | None:
+    """Events per second over their own span: (n − 1) ÷ (last − first). None with fewer than
+    two events or a zero span."""
+    ts = sorted(stamps_ns)
+    if len(ts) < 2 or ts[-1] <= ts[0]:
+        return None
+    return (len(ts) - 1) * NS_PER_S / (ts[-1] - ts[0])

@@ -38,12 +38,15 @@ class Cell:
     aggregate_tok_s: float | None
     requests_failed: int | None
     run_dir: str
+    client_bound: bool = False
 
 
 @dataclass
 class Swing:
     """A change of ``metric`` by more than the threshold between neighbouring cells along
-    ``axis`` (the other condition held fixed). ``change`` = to ÷ from − 1."""
+    ``axis`` (the other condition held fixed). ``change`` = to ÷ from − 1. ``client_bound``:
+    the client limited either cell's numbers (summary.json ``client.bound``), so the swing may be
+    the client's, not the server's."""
 
     metric: str
     axis: str
@@ -53,6 +56,7 @@ class Swing:
     from_setting: int
     to_setting: int
     change: float
+    client_bound: bool = False
 
 
 def sweep_cells(runs: dict[int, Run]) -> list[Cell]:
@@ -66,7 +70,7 @@ def sweep_cells(runs: dict[int, Run]) -> list[Cell]:
                 continue
             values = {key: lv.figure(name).value for key, name in SWEEP_KEYS}
             cells.append(Cell(mml, lv.concurrency, **values, requests_failed=lv.requests_failed,
-                              run_dir=str(run.path)))
+                              run_dir=str(run.path), client_bound=bool(lv.client and lv.client.bound)))
     return sorted(cells, key=lambda c: (c.max_model_len, c.concurrency))
 
 
@@ -95,7 +99,8 @@ def _along(line: list[Cell], key: str, axis: str, held: dict[str, int], threshol
             continue
         change = vb / va - 1
         if abs(change) > threshold:
-            out.append(Swing(key, axis, held, va, vb, getattr(a, axis), getattr(b, axis), change))
+            out.append(Swing(key, axis, held, va, vb, getattr(a, axis), getattr(b, axis), change,
+                             a.client_bound or b.client_bound))
     return out
 
 
@@ -114,7 +119,8 @@ def swing_marks(cells: list[Cell], swings: list[Swing]) -> dict[tuple[int, int, 
         mml = s.to_setting if s.axis == "max_model_len" else s.held["max_model_len"]
         conc = s.to_setting if s.axis == "concurrency" else s.held["concurrency"]
         marks.setdefault((mml, conc, s.metric), []).append(
-            f"{s.change:+.0%} vs {s.axis} {s.from_setting}")
+            f"{s.change:+.0%} vs {s.axis} {s.from_setting}"
+            + (" (client-bound: the client, not the server, limited a side)" if s.client_bound else ""))
     return marks
 
 

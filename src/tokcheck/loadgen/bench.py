@@ -25,13 +25,16 @@ from pydantic import BaseModel, Field, SecretStr, field_validator
 from tokcheck import __version__
 from tokcheck.errors import TokcheckError
 from tokcheck.loadgen import openai as oai
-from tokcheck.loadgen.measure import RequestMeta
+from tokcheck.loadgen.client_health import ClientMonitor, client_health
+from tokcheck.loadgen.measure import STALL_AFTERGLOW_NS, RequestMeta, usage_mismatch_threshold
 from tokcheck.loadgen.measure_worker import MeasureWorker
+from tokcheck.loadgen.ceiling import load_ceiling
 from tokcheck.loadgen.prompts import make_prompts, prompts_sha256
-from tokcheck.loadgen.recorder import Exchange, Target, build_request, exchange
+from tokcheck.loadgen.recorder import ConnectionPool, Exchange, Target, build_request, connect_detail
 from tokcheck.loadgen.runner import Planned, run_closed, run_open
 from tokcheck.record.level import Level
-from tokcheck.record.schema import SCHEMA_VERSION, RequestRecord, RunConditions, Summary, Telemetry
+from tokcheck.record.schema import (SCHEMA_VERSION, ClientCeiling, RequestRecord, RunConditions, Summary,
+                                    Telemetry)
 from tokcheck.record.store import RunDirectory, read_requests
 from tokcheck.record.summarize import summarize_level
 from tokcheck.loadgen.tokens import TokenizerInfo, load_tokenizer
@@ -58,9 +61,12 @@ class BenchConfig(BaseModel):
     temperature: float = 0.0
     seed: int = 0
     include_usage: bool = True
+    slo: str | None = Field(None, description="SLO to judge each level by (core/slo.py): goodput and a verdict")
     # JSON fields every request carries beyond the OpenAI ones (an engine's own needs, e.g.
     # llama.cpp's repeat_penalty and logit_bias: Engine.request_fields); kept in run.json.
     extra_body: dict[str, Any] = Field(default_factory=dict)
+    connections: Literal["reuse", "new"] = "reuse"
+    use_client_ceiling: bool = Field(True, exclude=True)  # False: ignore the stored probe ceiling (the probe itself)
 
     @field_validator("concurrency")
     @classmethod
@@ -110,8 +116,24 @@ def _new_loop_runner() -> asyncio.Runner:
         return asyncio.Runner()
 
 
+def _connect_failure(config: BenchConfig, err: Exception) -> str:
+    """Why the server could not be reached, in words ("nothing is listening on HOST:PORT")."""
+    target = Target.from_url(config.url)
+    cause: BaseException | None = err
+    while cause is not None:
+        if isinstance(cause, OSError):
+            return connect_detail(target, cause)
+        cause = cause.__cause__ or cause.__context__
+    import httpx
+
+    if isinstance(err, httpx.TimeoutException):
+        return f"no answer from {target.host}:{target.port} within 10 s"
+    return str(err) or "the connection failed"
+
+
 def _server_info(config: BenchConfig) -> dict[str, Any]:
-    """The server's ``/version`` and ``/v1/models`` answers (None when absent).
+    """The server's ``/version`` and ``/v1/models`` answers (None when absent), and the
+    ``max_model_len`` ``/v1/models`` states for the model (vLLM does; None otherwise).
 
     Raises:
         TokcheckError: the server cannot be reached at all.
@@ -129,10 +151,15 @@ def _server_info(config: BenchConfig) -> dict[str, Any]:
         try:
             r = client.get(f"{base}/v1/models")
         except httpx.HTTPError as err:
-            raise TokcheckError(f"cannot reach the server at {config.url}: {type(err).__name__}") from None
+            raise TokcheckError(f"cannot reach the server at {config.url}: {_connect_failure(config, err)}") from None
         if r.status_code == 200:
             try:
-                info["models"] = [m.get("id") for m in r.json().get("data", [])]
+                data = [m for m in r.json().get("data", []) if isinstance(m, dict)]
+                info["models"] = [m.get("id") for m in data]
+                mine = next((m for m in data if m.get("id") == config.model), data[0] if len(data) == 1 else None)
+                mml = mine.get("max_model_len") if mine else None
+                if isinstance(mml, int) and mml > 0:
+                    info["max_model_len"] = mml
             except (ValueError, AttributeError):
                 pass
         try:
@@ -142,6 +169,21 @@ def _server_info(config: BenchConfig) -> dict[str, Any]:
         except (httpx.HTTPError, ValueError, AttributeError):
             pass
     return info
+
+
+def check_lengths(config: BenchConfig, server: dict[str, Any]) -> None:
+    """Refuse a workload longer than the server's context before any request is sent.
+
+    Raises:
+        TokcheckError: ``input_len + output_len`` exceeds the ``max_model_len`` that
+            ``/v1/models`` states for the model.
+    """
+    mml = server.get("max_model_len")
+    if mml and config.input_len + config.output_len > mml:
+        raise TokcheckError(
+            f"--input-len {config.input_len} + --output-len {config.output_len} = "
+            f"{config.input_len + config.output_len} tokens is more than the server's max_model_len {mml} "
+            f"for {config.model} (/v1/models): shorten them or serve with a larger --max-model-len")
 
 
 def _server_tokenize(config: BenchConfig, prompt: str) -> int | None:
@@ -170,7 +212,8 @@ def _server_tokenize(config: BenchConfig, prompt: str) -> int | None:
     return None
 
 
-def _probe(runner: asyncio.Runner, config: BenchConfig, target: Target, tok: TokenizerInfo, prompt: str) -> dict[str, Any]:
+def _probe(runner: asyncio.Runner, config: BenchConfig, target: Target, pool: ConnectionPool,
+           prompt: str) -> dict[str, Any]:
     """One short request to learn what the server accepts: the output-forcing parameters and
     ``stream_options``; also checks the prompt length against ``usage.prompt_tokens``.
 
@@ -187,13 +230,14 @@ def _probe(runner: asyncio.Runner, config: BenchConfig, target: Target, tok: Tok
     for forcing, usage in attempts:
         body = oai.request_body(config.api, config.model, prompt, n, forcing=forcing, include_usage=usage,
                                 temperature=config.temperature, extra=config.extra_body)
-        ex: Exchange = runner.run(exchange(target, build_request(target, path, body, key), min(config.timeout_s, 120)))
+        ex: Exchange = runner.run(pool.exchange(build_request(target, path, body, key, keep_alive=pool.reuse),
+                                                min(config.timeout_s, 120)))
         res = oai.read_stream(ex, config.api, usage_requested=usage)
         if res.error and res.error[0].startswith("http_4"):
-            rejected.append(f"{forcing}{' + include_usage' if usage else ''}: {res.error[1][:120]}")
+            rejected.append(f"{forcing}{' + include_usage' if usage else ''}: {res.error[1]}")
             continue
         if res.error:
-            raise TokcheckError(f"the server failed a probe request ({res.error[0]}): {res.error[1][:200]}")
+            raise TokcheckError(f"the server failed a probe request ({res.error[0]}): {res.error[1]}")
         prompt_usage = (res.usage or {}).get("prompt_tokens")
         return {
             "output_forcing": forcing,
@@ -205,7 +249,8 @@ def _probe(runner: asyncio.Runner, config: BenchConfig, target: Target, tok: Tok
 
 
 def _conditions(config: BenchConfig, tok: TokenizerInfo, server: dict, probe: dict, prompts: list[str],
-                tokenize_count: int | None, levels: list[Level], event_loop: str) -> dict[str, Any]:
+                tokenize_count: int | None, levels: list[Level], event_loop: str,
+                ceiling: ClientCeiling | None) -> dict[str, Any]:
     """run.json: every condition the client can know (``docs/run-directory.md``; never the API key)."""
     clock = {"perf_counter_ns_at_start": time.perf_counter_ns(), "unix_ns_at_start": time.time_ns()}
     return {
@@ -248,9 +293,13 @@ def _conditions(config: BenchConfig, tok: TokenizerInfo, server: dict, probe: di
             "host": socket.gethostname(),
             "python": sys.version.split()[0],
             "platform": platform.platform(),
-            "http": "tokcheck raw asyncio HTTP/1.1, one connection per request",
+            "http": "tokcheck raw asyncio HTTP/1.1, "
+                    + ("keep-alive connections reused" if config.connections == "reuse"
+                       else "one connection per request"),
+            "connections": config.connections,
             "event_loop": event_loop,
             "pid": os.getpid(),
+            **({"ceiling": ceiling.model_dump(mode="json")} if ceiling is not None else {}),
         },
     }
 
@@ -304,25 +353,38 @@ def run_bench(
             request form, or an output directory that already holds a run.
     """
     hooks = list(hooks or [])
+    slo = None
+    if config.slo:
+        from tokcheck.core.slo import parse_slo
+
+        slo = parse_slo(config.slo)
     tok = load_tokenizer(config.tokenizer)
     target = Target.from_url(config.url)
     levels = config.levels()
     total = sum(config.warmup + config.rounds * config.per_round(lv) for lv in levels)
     server = _server_info(config)
+    check_lengths(config, server)
     prompts = make_prompts(tok, config.input_len, total + 1, seed=config.seed)
     tokenize_count = _server_tokenize(config, prompts[0])
+    ceiling = load_ceiling() if config.use_client_ceiling else None
+    floor_ms = ceiling.ttft_floor_ms if ceiling is not None else None
+    loopback = target.host in ("localhost", "::1") or target.host.startswith("127.")
 
     runner = _new_loop_runner()
+    pool = ConnectionPool(target, reuse=config.connections == "reuse")
     try:
-        probe = _probe(runner, config, target, tok, prompts[-1])
+        probe = _probe(runner, config, target, pool, prompts[-1])
         run_dir = RunDirectory(config.out or _default_out(config))
         run = RunConditions.model_validate({
             **_conditions(config, tok, server, probe, prompts, tokenize_count, levels,
-                          type(runner.get_loop()).__module__),
+                          type(runner.get_loop()).__module__, ceiling),
             **(conditions_extra or {})})
+        if slo is not None:
+            run.slo = {"spec": slo.spec, "text": slo.text, "source": slo.source}
         run_dir.write_run(run)
         summary = Summary(run_id=run.run_id, run_dir=str(run_dir.path), levels=[])
         worker: MeasureWorker | None = None
+        monitor: ClientMonitor | None = None
         key = config.api_key.get_secret_value() if config.api_key else None
         next_prompt = 0
 
@@ -338,12 +400,22 @@ def run_bench(
                     temperature=config.temperature, extra=config.extra_body,
                 )
                 out.append(Planned(round_no, start_index + i, warm, pi,
-                                   build_request(target, oai.PATHS[config.api], body, key)))
+                                   build_request(target, oai.PATHS[config.api], body, key, keep_alive=pool.reuse)))
             return out
 
         def level_records(label: str) -> list[RequestRecord]:
             worker.sync()
             return [r for r in read_requests(run_dir.path) if r.level == label]
+
+        def finish_level(label: str, lv: Level, raw: dict | None):
+            records = level_records(label)
+            level_summary = summarize_level(records, lv, slo, input_len=config.input_len, output_len=config.output_len)
+            health = client_health(raw, records, level_summary, ceiling.tok_s if ceiling is not None else None)
+            level_summary.client = health
+            if health.bound:
+                level_summary.warnings.append("the client, not the server, limited these numbers: "
+                                              + "; ".join(health.reasons))
+            return level_summary
 
         label, lv = None, None
         # Hook threads in this process only fetch while requests stream (the /metrics scraper
@@ -352,19 +424,23 @@ def run_bench(
         # (benchmarks/README.md, "Threads of hooks").
         try:  # from here on a Ctrl-C leaves summary.json (interrupted) beside run.json
             worker = MeasureWorker(run_dir.requests_path, config.tokenizer)
+            monitor = ClientMonitor(other_pids=[worker.pid] if worker.pid else [])
             _call_hooks(hooks, "on_run_start", run_dir.path)
             for lv in levels:
                 label = lv.label
                 _call_hooks(hooks, "before_level", label)
                 n_round = config.per_round(lv)
                 planned_total = config.warmup + config.rounds * n_round
+                monitor.begin_level()
 
                 def on_exchange(p: Planned, t_due: int | None, ex: Exchange, _label=label,
-                                _total=planned_total) -> None:
+                                _total=planned_total, _open=lv.is_open) -> None:
                     # The hot path: hand over, never parse here.
+                    t0 = ex.t_send_ns if ex.t_send_ns is not None else t_due
+                    stalls = monitor.stalls_around(t0 - STALL_AFTERGLOW_NS if t0 is not None else None)
                     worker.submit(RequestMeta(_label, p.round, p.index, p.warmup, p.prompt_index, t_due,
                                               config.input_len, config.output_len, config.api,
-                                              probe["include_usage"]), ex)
+                                              probe["include_usage"], _open, stalls, floor_ms, loopback), ex)
                     if progress is not None:
                         looks_ok = ex.error is None and bool(ex.reads) and ex.reads[0][1][9:12] == b"200"
                         progress(_label, looks_ok, _total)
@@ -374,16 +450,20 @@ def run_bench(
                     batch = plan(0, config.warmup, True, index)
                     index += len(batch)
                     warm_c = lv.concurrency or lv.max_in_flight or config.warmup
-                    runner.run(run_closed(target, batch, warm_c, config.timeout_s, on_exchange))
+                    runner.run(monitor.watch(run_closed(target, batch, warm_c, config.timeout_s, on_exchange,
+                                                        pool=pool)))
                 for r in range(1, config.rounds + 1):
                     batch = plan(r, n_round, False, index)
                     index += len(batch)
                     if lv.request_rate:
-                        runner.run(run_open(target, batch, lv.request_rate, config.timeout_s, on_exchange,
-                                            max_in_flight=lv.max_in_flight, seed=config.seed + r))
+                        runner.run(monitor.watch(run_open(target, batch, lv.request_rate, config.timeout_s,
+                                                          on_exchange, max_in_flight=lv.max_in_flight,
+                                                          seed=config.seed + r, pool=pool)))
                     else:
-                        runner.run(run_closed(target, batch, lv.concurrency, config.timeout_s, on_exchange))
-                level_summary = summarize_level(level_records(label), lv)
+                        runner.run(monitor.watch(run_closed(target, batch, lv.concurrency, config.timeout_s,
+                                                            on_exchange, pool=pool)))
+                raw = monitor.end_level()
+                level_summary = finish_level(label, lv, raw)
                 tele = _call_hooks(hooks, "after_level", label)
                 level_summary.telemetry = Telemetry.model_validate(tele) if tele else None
                 summary.levels.append(level_summary)
@@ -396,7 +476,8 @@ def run_bench(
             if label is not None and (not summary.levels or summary.levels[-1].label != label):
                 partial = [r for r in read_requests(run_dir.path) if r.level == label]
                 if partial:
-                    summary.levels.append(summarize_level(partial, lv))
+                    summary.levels.append(summarize_level(partial, lv, slo, input_len=config.input_len,
+                                                          output_len=config.output_len))
             run_dir.write_summary(summary)
             run.interrupted = True
             run_dir.write_run(run)
@@ -404,9 +485,12 @@ def run_bench(
         finally:
             if worker is not None:
                 worker.close()
+            if monitor is not None:
+                monitor.close()
             run_dir.close()
         if worker.errors:
             run.measurement_errors = worker.errors[:20]
+        _judge_forcing(run, read_requests(run_dir.path), config)
         tele_run = _call_hooks(hooks, "on_run_end")
         if tele_run:
             run.telemetry = tele_run
@@ -415,7 +499,19 @@ def run_bench(
         run_dir.write_summary(summary)
         return summary
     finally:
+        pool.close()
         runner.close()
+
+
+def _judge_forcing(run: RunConditions, records: list[RequestRecord], config: BenchConfig) -> None:
+    """run.json ``workload.output_forcing_held`` and ``output_tokens_delivered``: judged by the
+    output that arrived on the successful measured requests, not by the parameters sent."""
+    outs = [r.n_out for r in records if not r.warmup and r.error is None and r.n_out is not None]
+    if run.workload is None or not outs:
+        return
+    tol = usage_mismatch_threshold(config.output_len)
+    run.workload.output_forcing_held = all(abs(n - config.output_len) <= tol for n in outs)
+    run.workload.output_tokens_delivered = {"mean": sum(outs) / len(outs), "min": min(outs), "max": max(outs)}
 
 
 def summary_json(summary: Summary) -> str:

@@ -1,10 +1,14 @@
-"""Prompts of an exact token count in the model's own tokenizer.
+"""Prompts of an exact token count in the model's own tokenizer — any tokenizer that
+``tokenizers`` loads (BPE, Unigram, WordLevel, WordPiece).
 
-Each prompt is a sequence of whole words, each a single token and a pre-token of its own
-(byte-level BPE ``Ġword``, SentencePiece ``▁word``), so that counts add up exactly; a prompt
-is then checked by encoding it and trimmed or extended until the count is exact. Prompts are
-seeded (same seed, same prompts) and distinct from one another, so a prefix cache cannot
-serve one request from another's prompt.
+Words are found by encoding and checking counts, never by how the vocabulary spells its pieces:
+every token id is decoded, and a decoded piece that is a plain lowercase word becomes a
+candidate ``" word"``; it is kept when three of them in a row encode to exactly three tokens
+(a token of its own, also next to itself). A vocabulary without such words (no spaces between
+pieces, e.g. a character-level one) falls back to pieces that repeat the same way with nothing
+between them. A prompt is a sequence of such words, checked by encoding it and trimmed or
+extended a word at a time until its count is exact. Prompts are seeded (same seed, same prompts)
+and distinct from one another, so a prefix cache cannot serve one request from another's prompt.
 """
 
 from __future__ import annotations
@@ -15,29 +19,48 @@ import random
 from tokcheck.errors import TokcheckError
 from tokcheck.loadgen.tokens import TokenizerInfo
 
-_WORD_MARKS = ("Ġ", "▁")
+#: Fewest words prompts are built from (fewer would make prompts repeat themselves).
+MIN_WORDS = 50
+
+
+def _decoded_pieces(tok: TokenizerInfo) -> list[str]:
+    """Every non-special token id, decoded on its own (sorted, without duplicates)."""
+    ids = [i for i in range(tok.tokenizer.get_vocab_size(with_added_tokens=True)) if i not in tok.special_ids]
+    texts = tok.tokenizer.decode_batch([[i] for i in ids], skip_special_tokens=True)
+    return sorted(set(texts))
+
+
+def _keep_repeatable(tok: TokenizerInfo, words: list[str], limit: int) -> list[str]:
+    """The words that encode to exactly one token each, three in a row."""
+    out: list[str] = []
+    step = 4096
+    for i in range(0, len(words), step):
+        batch = words[i:i + step]
+        counts = tok.count_many([w + w + w for w in batch])
+        out.extend(w for w, c in zip(batch, counts) if c == 3)
+        if len(out) >= limit:
+            break
+    return out[:limit]
 
 
 def single_token_words(tok: TokenizerInfo, limit: int = 2000) -> list[str]:
-    """Words (with their leading space) that encode to exactly one token, also when repeated.
+    """Words (with their leading space) that encode to exactly one token, also when repeated;
+    for a vocabulary without spaced words, pieces that do so with nothing between them.
 
     Raises:
-        TokcheckError: the vocabulary has too few such words (an unusual tokenizer).
+        TokcheckError: the vocabulary has fewer than :data:`MIN_WORDS` such pieces.
     """
-    vocab = tok.tokenizer.get_vocab()
-    candidates = sorted(
-        piece for piece in vocab if piece[:1] in _WORD_MARKS and piece[1:].isascii()
-        and piece[1:].isalpha() and piece[1:].islower() and 2 <= len(piece) <= 12
-    )
-    words: list[str] = []
-    if candidates:
-        texts = [" " + piece[1:] for piece in candidates]
-        counts = tok.count_many([w + w + w for w in texts])
-        words = [w for w, c in zip(texts, counts) if c == 3][:limit]
-    if len(words) < 50:
+    pieces = _decoded_pieces(tok)
+    plain = sorted({p.strip() for p in pieces
+                    if p.strip().isascii() and p.strip().isalpha() and p.strip().islower() and 2 <= len(p.strip()) <= 11})
+    words = _keep_repeatable(tok, [" " + w for w in plain], limit)
+    if len(words) < MIN_WORDS:
+        raw = [p for p in pieces if p and p.isprintable() and not p.isspace() and "\ufffd" not in p]
+        words = _keep_repeatable(tok, raw, limit)
+    if len(words) < MIN_WORDS:
         raise TokcheckError(
-            f"tokenizer {tok.source} has too few single-token words to build exact-length prompts"
-        )
+            f"tokenizer {tok.source} has too few pieces that stay one token when repeated "
+            f"({len(words)}; at least {MIN_WORDS} are needed) to build exact-length prompts")
     return words
 
 
@@ -51,22 +74,21 @@ def make_prompts(tok: TokenizerInfo, input_len: int, count: int, seed: int = 0) 
         raise TokcheckError("--input-len must be at least 1")
     words = single_token_words(tok)
     rng = random.Random(seed)
-    # The leading space stays: " word" is the single token; "word" at the start might not be.
-    prompts = ["".join(rng.choice(words) for _ in range(input_len)) for _ in range(count)]
-    counts = tok.count_many(prompts)
-    for i, n in enumerate(counts):
-        p = prompts[i]
+    drafts = [[rng.choice(words) for _ in range(input_len)] for _ in range(count)]
+    counts = tok.count_many(["".join(d) for d in drafts])
+    prompts: list[str] = []
+    for draft, n in zip(drafts, counts):
         tries = 0
         while n != input_len:
             tries += 1
-            if tries > 50:
+            if tries > 50 or (n > input_len and len(draft) <= 1):
                 raise TokcheckError(f"cannot build a prompt of exactly {input_len} tokens with {tok.source}")
             if n > input_len:
-                p = p.rsplit(" ", 1)[0]
+                del draft[-max(1, min(n - input_len, len(draft) - 1)):]
             else:
-                p = p + rng.choice(words)
-            n = tok.count(p)
-        prompts[i] = p
+                draft.extend(rng.choice(words) for _ in range(input_len - n))
+            n = tok.count("".join(draft))
+        prompts.append("".join(draft))
     return prompts
 
 

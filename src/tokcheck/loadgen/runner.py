@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from time import perf_counter_ns
 
-from tokcheck.loadgen.recorder import Exchange, Target, exchange
+from tokcheck.loadgen.recorder import ConnectionPool, Exchange, Target, exchange
 from tokcheck.loadgen.schedule import poisson_offsets_ns
 
 
@@ -32,15 +32,17 @@ OnExchange = Callable[[Planned, "int | None", Exchange], None]
 
 
 async def run_closed(
-    target: Target, planned: list[Planned], concurrency: int, timeout_s: float, on_exchange: OnExchange
+    target: Target, planned: list[Planned], concurrency: int, timeout_s: float, on_exchange: OnExchange,
+    *, pool: ConnectionPool | None = None,
 ) -> None:
-    """Send ``planned`` with ``concurrency`` in flight; a request is due when a slot frees."""
+    """Send ``planned`` with ``concurrency`` in flight; a request is due when a slot frees.
+    ``pool``: the connections to use (default: a new one per request)."""
     it = iter(planned)
 
     async def worker() -> None:
         for p in it:
             t_due = perf_counter_ns()
-            ex = await exchange(target, p.request, timeout_s)
+            ex = await exchange(target, p.request, timeout_s, pool)
             on_exchange(p, t_due, ex)
 
     await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(planned))))))
@@ -55,18 +57,20 @@ async def run_open(
     *,
     max_in_flight: int | None = None,
     seed: int = 0,
+    pool: ConnectionPool | None = None,
 ) -> None:
     """Send ``planned`` at Poisson arrival times at ``rate_per_s`` (open loop). With
-    ``max_in_flight`` a due request waits for a free slot, and that wait is queue delay."""
+    ``max_in_flight`` a due request waits for a free slot, and that wait is queue delay.
+    ``pool``: the connections to use (default: a new one per request)."""
     offsets = poisson_offsets_ns(rate_per_s, len(planned), seed)
     sem = asyncio.Semaphore(max_in_flight) if max_in_flight else None
 
     async def one(p: Planned, t_due: int) -> None:
         if sem is None:
-            ex = await exchange(target, p.request, timeout_s)
+            ex = await exchange(target, p.request, timeout_s, pool)
         else:
             async with sem:
-                ex = await exchange(target, p.request, timeout_s)
+                ex = await exchange(target, p.request, timeout_s, pool)
         on_exchange(p, t_due, ex)
 
     tasks = []

@@ -9,7 +9,9 @@ one-line :attr:`NvmlReport.reason`; nothing here raises for it.
 Units follow NVML's documentation, converted where the name says so: NVML reports power in
 milliwatts (``nvmlDeviceGetPowerUsage``, ``nvmlDeviceGetEnforcedPowerLimit``) — stored in watts;
 memory in bytes; clocks in MHz; temperature in °C; utilization in percent over NVML's last
-sample period (between 1/6 s and 1 s depending on the product).
+sample period (between 1/6 s and 1 s depending on the product); energy in millijoules since
+the driver was last loaded (``nvmlDeviceGetTotalEnergyConsumption``, Volta and newer; "Not
+Supported" on older GPUs), kept in mJ as NVML gives it.
 """
 
 from __future__ import annotations
@@ -304,6 +306,34 @@ class NvmlSession:
             ))
         self.errors.update(call.errors)
         return out
+
+    def energy_mj(self) -> dict[int, int | None]:
+        """NVML's total-energy counter of every GPU (``nvmlDeviceGetTotalEnergyConsumption``),
+        millijoules since the driver was loaded, by NVML index; ``None`` for a GPU that cannot
+        say (its error is kept in ``errors`` under ``energy``). ``{}`` without GPUs."""
+        if not self.available:
+            return {}
+        call = _Calls(self._pynvml)
+        out = {index: call("energy", self._pynvml.nvmlDeviceGetTotalEnergyConsumption, handle)
+               for index, handle in self._handles}
+        self.errors.update(call.errors)
+        return {i: int(v) if v is not None else None for i, v in out.items()}
+
+    def compute_gpus(self) -> list[int] | None:
+        """NVML indices of the GPUs that hold a compute process (an inference server's GPUs);
+        ``None`` when NVML could not list the processes of any GPU."""
+        if not self.available:
+            return None
+        call = _Calls(self._pynvml)
+        found: list[int] = []
+        listed = False
+        for index, handle in self._handles:
+            procs = call("compute_processes", self._pynvml.nvmlDeviceGetComputeRunningProcesses, handle)
+            if procs is not None:
+                listed = True
+                if len(procs) > 0:
+                    found.append(index)
+        return found if listed else None
 
     def close(self) -> None:
         if self._pynvml is not None:

@@ -6,7 +6,8 @@ sampling runs in threads of their own, never in the event loop that times the re
 timestamp is ``time.perf_counter_ns()``, the clock of ``requests.jsonl``.
 
 The analysis is pure and separate: :func:`summarize_gpu_samples` (peak memory, mean
-utilization, throttling seen), :func:`parse_server_metrics`, :func:`metrics_delta` (counter deltas,
+utilization, throttling seen), :func:`energy_figures` (joules per output token and mean power from
+NVML's total-energy counter), :func:`parse_server_metrics`, :func:`metrics_delta` (counter deltas,
 speculative-decoding acceptance rate and mean accepted length, prefix-cache hit rate) and
 :func:`cross_check_generation_tokens`.
 """
@@ -82,6 +83,48 @@ def summarize_gpu_samples(samples: Iterable[GpuSample]) -> dict[str, Any]:
             "throttled_sample_fraction": throttled / len(masks) if masks else None,
         }
     return {"sample_count": sum(len(v) for v in by_gpu.values()), "gpus": gpus}
+
+
+def energy_figures(before_mj: dict[int, int | None], after_mj: dict[int, int | None], t0_ns: int, t1_ns: int,
+                   gpus: list[int] | None, rule: str, tokens: int | None) -> dict[str, Any]:
+    """Energy over a window from two readings of NVML's total-energy counter (millijoules since
+    the driver loaded, :meth:`tokcheck.machine.nvml.NvmlSession.energy_mj`).
+
+    ``gpus``: the NVML indices to sum (the serving GPUs; ``None``: every GPU read), ``rule``:
+    how they were chosen, ``tokens``: the output tokens of the window. Returns the
+    ``energy_*`` fields of :class:`tokcheck.record.schema.GpuTelemetry`: ``energy_j`` (the summed
+    delta, J), ``energy_by_gpu_j``, ``energy_gpus``, ``energy_gpus_rule``, ``energy_window_s``,
+    ``energy_power_w`` (J ÷ s), ``energy_tokens`` and ``energy_j_per_token``; a figure that
+    cannot be computed is ``None`` with ``energy_reason`` (a GPU without the counter, a counter
+    that went down — the driver reloaded —, no tokens).
+    """
+    chosen = sorted(before_mj) if gpus is None else list(gpus)
+    out: dict[str, Any] = {"energy_gpus": chosen, "energy_gpus_rule": rule,
+                           "energy_window_s": (t1_ns - t0_ns) / 1e9, "energy_tokens": tokens}
+    by_gpu: dict[str, float | None] = {}
+    why: list[str] = []
+    for i in chosen:
+        b, a = before_mj.get(i), after_mj.get(i)
+        if b is None or a is None:
+            by_gpu[str(i)] = None
+            why.append(f"GPU {i} has no energy counter reading")
+        elif a < b:
+            by_gpu[str(i)] = None
+            why.append(f"GPU {i}'s energy counter went down (the driver reloaded)")
+        else:
+            by_gpu[str(i)] = (a - b) / 1000.0
+    out["energy_by_gpu_j"] = by_gpu
+    if not chosen:
+        why.append("no GPU to read")
+    total = None if why else sum(v for v in by_gpu.values() if v is not None)
+    out["energy_j"] = total
+    window = out["energy_window_s"]
+    out["energy_power_w"] = total / window if total is not None and window > 0 else None
+    if total is not None and not tokens:
+        why.append("no output tokens counted in the level")
+    out["energy_j_per_token"] = total / tokens if total is not None and tokens else None
+    out["energy_reason"] = "; ".join(why) or None
+    return out
 
 
 def headline_gpu(summary: dict[str, Any]) -> dict[str, Any]:
@@ -244,6 +287,9 @@ class GpuSampler:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._level_start: dict[str, int] = {}
+        self._level_energy: dict[str, tuple[int, dict[int, int | None]]] = {}
+        self._energy_gpus: list[int] | None = None
+        self._energy_rule = "every GPU NVML lists"
         self._run_dir: Path | None = None
 
     @property
@@ -257,6 +303,14 @@ class GpuSampler:
         self.reason = self._session.reason
         if not self._session.available:
             return
+        compute = getattr(self._session, "compute_gpus", None)
+        found = compute() if compute is not None else None
+        if found:
+            self._energy_gpus, self._energy_rule = found, "GPUs holding a compute process when the run started"
+        elif found == []:
+            self._energy_gpus, self._energy_rule = None, "every GPU (none held a compute process when the run started)"
+        else:
+            self._energy_gpus, self._energy_rule = None, "every GPU (NVML could not list their processes)"
         self._stop.clear()
         self._thread = threading.Thread(target=self._loop, name="tokcheck-gpu-sampler",
                                         daemon=True)
@@ -305,14 +359,43 @@ class GpuSampler:
         self._run_dir = Path(run_dir)
         self.start()
 
+    @property
+    def energy_gpus(self) -> list[int] | None:
+        """The GPUs whose energy is summed (``None``: every GPU), chosen when sampling started."""
+        return self._energy_gpus
+
+    def read_energy(self) -> dict[int, int | None] | None:
+        """NVML's total-energy counters now (mJ by GPU index), or ``None`` when the source has
+        none (no GPU, or a sample source without the counter)."""
+        read = getattr(self._session, "energy_mj", None) if self.available else None
+        return read() if read is not None else None
+
     def before_level(self, label: str) -> None:
         self._level_start[label] = time.perf_counter_ns()
+        energy = self.read_energy()
+        if energy is not None:
+            self._level_energy[label] = (time.perf_counter_ns(), energy)
 
-    def after_level(self, label: str) -> dict[str, Any]:
+    def after_level(self, label: str, counted_tokens: int | None = None) -> dict[str, Any]:
+        """The level's GPU summary, with its energy figures (:func:`energy_figures`) when the
+        counters were read; ``counted_tokens`` defaults to the level's output tokens in
+        ``<run_dir>/requests.jsonl`` (warm-up included: the GPUs generated those too)."""
         t0 = self._level_start.pop(label, None)
         if t0 is None:
             return {"gpu": {"available": self.available, "reason": "level start not seen"}}
-        return {"gpu": self.summary(self.samples_between(t0, time.perf_counter_ns()))}
+        out = self.summary(self.samples_between(t0, time.perf_counter_ns()))
+        start = self._level_energy.pop(label, None)
+        after = self.read_energy() if start is not None else None
+        if start is not None and after is not None:
+            t1 = time.perf_counter_ns()
+            if counted_tokens is None and self._run_dir is not None:
+                counted_tokens = counted_output_tokens(self._run_dir, label)
+            out.update(energy_figures(start[1], after, start[0], t1, self._energy_gpus, self._energy_rule,
+                                      counted_tokens))
+        elif out.get("available"):
+            out["energy_reason"] = "the GPU source has no energy counter"
+        # without a GPU the summary's own ``reason`` says why (the energy metrics read it)
+        return {"gpu": out}
 
     def on_run_end(self) -> dict[str, Any]:
         self.stop()

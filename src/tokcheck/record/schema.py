@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_serializer
 
 from tokcheck import __version__
-from tokcheck.core import metric_table
+from tokcheck.core import confidence, metric_table
 from tokcheck.record.level import Level
 
 #: Version of the run-directory format. 2: summary levels have ``max_in_flight``; an open-loop
@@ -35,7 +35,7 @@ from tokcheck.record.level import Level
 SCHEMA_VERSION = 2
 
 #: Metrics summarised per level as a :class:`MetricStat` (the table's per-request kinds).
-LEVEL_METRICS = tuple(m.name for m in metric_table.METRICS if m.kind != "round")
+LEVEL_METRICS = tuple(m.name for m in metric_table.METRICS if m.kind not in ("round", "level"))
 
 #: A number as its writer wrote it (an int stays an int when read back and written again).
 Number = int | float
@@ -81,7 +81,10 @@ class RequestRecord(BaseModel):
     prompt_index: int | None = Field(None, description="index of its prompt in the run's prompt list")
     t_due_ns: int | None = Field(None, description="when the schedule wanted it sent (open loop), ns")
     t_send_ns: int | None = Field(None, description="when its bytes were written, ns")
-    t_first_ns: int | None = Field(None, description="arrival of the first read carrying an output token, ns")
+    t_first_ns: int | None = Field(None, description="arrival of the first read carrying an output token "
+                                                     "(any channel, reasoning included), ns")
+    t_first_answer_ns: int | None = Field(None, description="arrival of the first read carrying a token of the "
+                                                            "answer (every channel but reasoning), ns")
     t_last_ns: int | None = Field(None, description="arrival of the last read carrying an output token, ns")
     t_end_ns: int | None = Field(None, description="end of the stream, ns")
     chunks: list[tuple[int, int]] = Field(
@@ -89,12 +92,27 @@ class RequestRecord(BaseModel):
         description="[arrival ns, output tokens] per token-carrying read (older records: per SSE event)")
     chunk_events: list[int] | None = Field(
         None, description="SSE events in each chunk (parallel to ``chunks``; > 1: they arrived in one read)")
-    n_out: int | None = Field(None, description="output tokens that arrived (usage count, else tokenizer)")
-    n_out_source: str | None = Field(None, description="where ``n_out`` came from: ``usage`` or ``tokenizer``")
-    n_out_usage: int | None = Field(None, description="the server's usage.completion_tokens, tokens")
+    n_out: int | None = Field(None, description="output tokens that arrived: the model tokenizer's count of "
+                                                "what was streamed on every channel (older records: usage)")
+    n_out_source: str | None = Field(None, description="where ``n_out`` came from: ``tokenizer`` "
+                                                       "(older records: ``usage``)")
+    n_out_usage: int | None = Field(None, description="the server's usage.completion_tokens, tokens (a cross-check)")
     n_out_tokenizer: int | None = Field(None, description="the model tokenizer's count of the streamed text, tokens")
+    usage_difference: int | None = Field(None, description="usage.completion_tokens − the tokenizer's count, tokens")
+    tokens_by_channel: dict[str, int] = Field(
+        default_factory=dict,
+        description="output tokens per channel (``text``, ``content``, ``reasoning``, ``tool_calls``)")
+    reasoning_tokens: int | None = Field(None, description="output tokens on the reasoning channel (counted)")
+    reasoning_tokens_usage: int | None = Field(
+        None, description="the server's usage.completion_tokens_details.reasoning_tokens")
     n_prompt_usage: int | None = Field(None, description="the server's usage.prompt_tokens, tokens")
     n_first: int | None = Field(None, description="tokens in the first token-carrying read")
+    empty_choice_ns: list[int] | None = Field(
+        None, description="arrival of each SSE event that had a choice but carried no output token (a chat "
+                          "role-only delta, an empty final chunk), ns; other tools count these "
+                          "(analysis/definitions.py)")
+    t_last_event_ns: int | None = Field(
+        None, description="arrival of the last SSE data event before [DONE] (the usage event when sent), ns")
     text: str = Field("", description="the streamed text of all channels")
     finish_reason: str | None = Field(None, description="the server's finish_reason")
     http_status: int | None = Field(None, description="HTTP status of the response")
@@ -102,14 +120,36 @@ class RequestRecord(BaseModel):
     error: ErrorInfo | None = Field(None, description="why it failed; None for a successful request")
     defects: list[str] = Field(default_factory=list,
                                description="protocol defects seen (``missing_usage``, ``usage_mismatch``, …)")
-    early_stop: bool = Field(False, description="fewer (or more) output tokens than asked")
-    ttft_ms: float | None = Field(None, description="TTFT = t_first − t_send, ms")
-    ttft_from_due_ms: float | None = Field(None, description="t_first − t_due, ms (open loop)")
+    early_stop: bool = Field(False, description="fewer (or more) output tokens arrived than asked")
+    latency_from: str = Field("send", description="where the headline TTFT and E2E start: ``send``, or "
+                                                  "``due`` (open loop: the scheduled send time)")
+    ttft_ms: float | None = Field(None, description="TTFT = t_first − t_start (t_start: t_send, or t_due in an "
+                                                    "open loop), ms")
+    ttft_from_send_ms: float | None = Field(None, description="t_first − t_send, ms")
+    ttft_from_due_ms: float | None = Field(None, description="t_first − t_due, ms")
+    ttfo_ms: float | None = Field(None, description="time to first output of the answer = t_first_answer − "
+                                                    "t_start, ms (reasoning excluded)")
     tpot_ms: float | None = Field(None, description="TPOT = (t_last − t_first) / (n_out − n_first), ms per token")
-    e2e_latency_ms: float | None = Field(None, description="E2E latency = t_end − t_send, ms")
+    e2e_latency_ms: float | None = Field(None, description="E2E latency = t_end − t_start, ms")
+    e2e_latency_from_send_ms: float | None = Field(None, description="t_end − t_send, ms")
     generation_tok_s: float | None = Field(None, description="1 / TPOT, tokens/s")
-    e2e_tok_s: float | None = Field(None, description="n_out / (t_end − t_send), tokens/s")
+    e2e_tok_s: float | None = Field(None, description="n_out / (t_end − t_start), tokens/s")
     queue_delay_ms: float | None = Field(None, description="t_send − t_due, ms")
+    client_marks: list[str] = Field(
+        default_factory=list,
+        description="stamps the client cannot vouch for: ``ttft``, ``tpot``, ``e2e`` (its event loop "
+                    "stalled around them), ``ttft_below_floor`` (a TTFT below the client's own floor)")
+    stamp_uncertainty_ms: float | None = Field(
+        None, description="how late any of its stamps may be because the client's event loop stalled, ms")
+    stamp_delay_ms: float | None = Field(
+        None, description="median of (client stamp − server write) over its chunks, where the server (on this "
+                          "machine) wrote its own clock into them, ms")
+    stamp_delay_max_ms: float | None = Field(None, description="the largest such delay, ms")
+    no_token_chunks: int = Field(0, description="data chunks without a choice (metadata, usage only)")
+
+    def trusted(self, mark: str | None) -> bool:
+        """Whether the client vouches for the stamps behind ``mark`` (``ttft``, ``tpot``, ``e2e``)."""
+        return mark is None or mark not in self.client_marks
 
     @property
     def ok(self) -> bool:
@@ -194,6 +234,16 @@ class GpuTelemetry(_Section):
     headline: GpuHeadline | None = None
     nvml_errors: dict[str, str] | None = None
     samples_file: str | None = Field(None, description="name of the samples file in the run directory")
+    energy_j: Number | None = Field(None, description="NVML total-energy delta over the window, serving GPUs "
+                                                       "summed, joules")
+    energy_by_gpu_j: dict[str, Number | None] | None = Field(None, description="each GPU's delta, joules")
+    energy_gpus: list[int] | None = Field(None, description="NVML indices of the GPUs summed")
+    energy_gpus_rule: str | None = Field(None, description="how those GPUs were chosen")
+    energy_window_s: Number | None = Field(None, description="duration between the two counter readings, s")
+    energy_power_w: Number | None = Field(None, description="energy_j ÷ energy_window_s, watts")
+    energy_tokens: int | None = Field(None, description="output tokens of the level, warm-up included")
+    energy_j_per_token: Number | None = Field(None, description="energy_j ÷ energy_tokens, joules per token")
+    energy_reason: str | None = Field(None, description="why the energy figures are null")
 
     def figures(self) -> GpuHeadline:
         """``headline`` as written, else computed from ``gpus`` the same way."""
@@ -305,6 +355,65 @@ class MetricStat(BaseModel):
     n: int = 0
 
 
+class LengthStat(BaseModel):
+    """Lengths in tokens over a level's successful measured requests: what actually arrived
+    (output) or was read (input), beside what was ``requested``. ``source``: ``tokenizer``
+    (counted here) or ``usage`` (the server's ``prompt_tokens``)."""
+
+    mean: float
+    median: float
+    min: int
+    max: int
+    n: int
+    requested: int | None = None
+    source: str | None = None
+
+
+class Quantiles(BaseModel):
+    """p50, p99 and max of a client-side delay, ms."""
+
+    p50: float
+    p99: float
+    max: float
+
+
+class ClientHealth(BaseModel):
+    """How healthy the client was while it measured a level (``docs/measurement.md``, "The
+    client's own health"). ``bound``: true when the client, not the server, limited the numbers
+    (``reasons`` says why); then verify and the report name the client as the cause.
+
+    Attributes:
+        loop_lag_ms: lateness of a heartbeat on the recorder's event loop (every 2 ms), ms.
+        heartbeats: heartbeats taken; ``stalls``: those late by more than the stall threshold
+            beyond the time the thread waited for a CPU (the client's own stalls).
+        cpu_percent: CPU time of the client processes (event loop process and measurement
+            worker) ÷ wall time, percent of one core.
+        loop_thread_cpu_percent: the event-loop thread's CPU time ÷ wall time, percent.
+        run_queue_wait_percent: time the event-loop thread was ready but waited for a CPU ÷
+            wall time, percent (Linux ``schedstat``; None elsewhere).
+        wakeup_latency_ms: that wait per time it was scheduled, ms (Linux).
+        stamp_delay_ms: client stamp − server write, where a server on this machine wrote its
+            own clock into its chunks; p50 of the requests' medians, p99 and max of their maxima.
+        untrusted_requests: successful requests with a client mark (``client_marks``).
+        ceiling_tok_s: this machine's client ceiling from ``tokcheck probe``, when known.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    loop_lag_ms: Quantiles | None = None
+    heartbeats: int = 0
+    stalls: int = 0
+    cpu_percent: float | None = None
+    loop_thread_cpu_percent: float | None = None
+    run_queue_wait_percent: float | None = None
+    wakeup_latency_ms: float | None = None
+    stamp_delay_ms: Quantiles | None = None
+    untrusted_requests: int = 0
+    ceiling_tok_s: float | None = None
+    bound: bool = False
+    reasons: list[str] = Field(default_factory=list)
+
+
 @dataclass(frozen=True)
 class Figure:
     """A level's value of one metric, whatever its kind: ``value`` (the rounds' trimmed median),
@@ -316,6 +425,44 @@ class Figure:
     rounds: list[float | None] | None = None
     p99: float | None = None
     reason: str | None = None
+
+    @property
+    def ci95(self) -> confidence.Interval | None:
+        """The 95 % confidence interval across rounds (:mod:`tokcheck.core.confidence`), from
+        ``rounds``; ``None`` with fewer than two rounds or no value."""
+        if self.value is None:
+            return None
+        return confidence.ci95(self.rounds or [])
+
+
+class SloObjectiveResult(BaseModel):
+    """One SLO objective at a level (:mod:`tokcheck.core.slo`)."""
+
+    metric: str = Field(description="``ttft_ms``, ``tpot_ms``, ``itl_ms`` or ``e2e_latency_ms``")
+    limit_ms: float = Field(description="the limit, ms")
+    percentile: float = Field(description="the percentile the level is judged at, 0–100")
+    value_ms: float | None = Field(None, description="the level's value at that percentile (failed requests "
+                                                     "count as infinite), ms")
+    met: bool | None = Field(None, description="value_ms ≤ limit_ms")
+    share_met: float | None = Field(None, description="share of measured requests meeting it, 0–1")
+
+
+class SloResult(BaseModel):
+    """The level under an SLO (``record/slo.py``): per objective, the share of requests meeting
+    each and all of them, goodput, and whether the level meets the SLO at its percentiles."""
+
+    spec: str = Field(description="the SLO as given (``ttft_ms=500,tpot_ms=30``, ``mlperf:…``)")
+    text: str = Field(description="canonical form, ``ttft_ms<=500@p99,…``")
+    source: str | None = Field(None, description="where a preset's limits come from")
+    objectives: list[SloObjectiveResult] = Field(default_factory=list)
+    requests: int = Field(0, description="measured requests, failed included")
+    share_met_all: float | None = Field(None, description="share of measured requests meeting every objective")
+    met: bool | None = Field(None, description="every objective met at its percentile")
+    goodput_rps: float | None = Field(None, description="rounds' trimmed median of good requests ÷ the round's window, req/s")
+    goodput_rps_rounds: list[float | None] = Field(default_factory=list)
+    goodput_tok_s: float | None = Field(None, description="same for their output tokens, tok/s")
+    goodput_tok_s_rounds: list[float | None] = Field(default_factory=list)
+    reason: str | None = Field(None, description="why goodput is null")
 
 
 class _LevelSummaryBase(BaseModel):
@@ -342,6 +489,14 @@ class _LevelSummaryBase(BaseModel):
         None, description="share of tokens that arrived in a read holding several SSE events")
     sse_events_per_chunk: float | None = Field(None, description="SSE events per token-carrying read")
     telemetry: Telemetry | None = Field(None, description="what the telemetry hooks saw during the level")
+    slo: SloResult | None = Field(None, description="the level under the run's SLO (bench --slo)")
+    ci95: dict[str, list[float]] | None = Field(
+        None, description="metric → [low, high], 95 % confidence interval across rounds (core/confidence.py)")
+    output_tokens: LengthStat | None = Field(None, description="output tokens that arrived per request")
+    input_tokens: LengthStat | None = Field(None, description="prompt tokens per request")
+    client: ClientHealth | None = Field(None, description="the client's own health during the level")
+    warnings: list[str] = Field(default_factory=list,
+                                description="what makes the level's numbers doubtful, in words")
 
     @property
     def level(self) -> Level:
@@ -359,8 +514,12 @@ class _LevelSummaryBase(BaseModel):
         return getattr(self, f"{name}_reason", None)
 
     def figure(self, name: str) -> Figure:
-        """Metric ``name`` at this level as a :class:`Figure` (both kinds of metric)."""
+        """Metric ``name`` at this level as a :class:`Figure` (every kind of metric)."""
         m = metric_table.METRIC.get(name)
+        if m is not None and m.kind == "level" and m.from_level is not None:
+            value, rounds, why = m.from_level(self)
+            vals = [v for v in rounds or [] if v is not None]
+            return Figure(value, max(vals) - min(vals) if vals else None, rounds, None, why)
         if m is not None and m.kind == "round":
             return Figure(getattr(self, name, None), getattr(self, f"{name}_spread", None),
                           getattr(self, f"{name}_rounds", None), None, self.reason(name))
@@ -374,6 +533,8 @@ def _metric_fields() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for m in metric_table.METRICS:
         what = f"{m.label} ({m.unit}): {m.definition}"
+        if m.kind == "level":
+            continue  # held elsewhere in the level (its ``from_level`` reads it)
         if m.kind == "round":
             out[m.name] = (float | None, Field(None, description=f"{what}; the rounds' trimmed median"))
             out[f"{m.name}_rounds"] = (list[float | None], Field(default_factory=list,
@@ -423,10 +584,12 @@ class Endpoint(_Section):
 
 
 class ServerInfo(_Section):
-    """The server's own answers: ``/version`` and the ids of ``/v1/models``."""
+    """The server's own answers: ``/version``, the ids of ``/v1/models`` and the
+    ``max_model_len`` it states there for the model (tokens)."""
 
     version: str | None = None
     models: list[str | None] | None = None
+    max_model_len: int | None = None
 
 
 class TokenizerIdentity(_Section):
@@ -450,6 +613,10 @@ class Workload(_Section):
     prompts: int | None = Field(None, description="prompts built")
     output_forcing: str | None = Field(None, description="parameters that forced the output length")
     output_forcing_rejected: list[str] | None = None
+    output_forcing_held: bool | None = Field(
+        None, description="every successful request delivered the asked output length (judged by what arrived)")
+    output_tokens_delivered: dict[str, Number] | None = Field(
+        None, description="output tokens that arrived over the run: mean, min, max")
     temperature: float | None = None
     seed: int | None = None
     prompt_tokens_check: PromptTokensCheck | None = None
@@ -465,13 +632,26 @@ class Load(_Section):
     requests_per_round: list[int] | int | None = Field(None, description="per level (older runs: one number)")
 
 
+class ClientCeiling(_Section):
+    """This machine's client ceiling, measured by ``tokcheck probe`` (``tokcheck.loadgen.probe``)."""
+
+    tok_s: float | None = Field(None, description="highest aggregate output throughput the client measured, tok/s")
+    at_concurrency: int | None = None
+    ttft_error_ms: float | None = Field(None, description="median TTFT error at that rung, ms")
+    ttft_floor_ms: float | None = Field(None, description="the smallest TTFT this client can see, ms")
+    measured_at: str | None = Field(None, description="UTC, ISO 8601")
+    machine: str | None = Field(None, description="the machine key it was stored under")
+
+
 class ClientInfo(_Section):
     host: str | None = None
     python: str | None = None
     platform: str | None = None
     http: str | None = None
+    connections: str | None = Field(None, description="``reuse`` (keep-alive) or ``new`` (one per request)")
     event_loop: str | None = None
     pid: int | None = None
+    ceiling: ClientCeiling | None = None
 
 
 class EngineReport(_Section):
@@ -625,3 +805,5 @@ class RunConditions(_Section):
     environment: Environment | None = None
     telemetry: Telemetry | None = None
     measurement_errors: list[str] | None = None
+    slo: dict[str, Any] | None = Field(None, description="the SLO levels were judged by: spec, text, source")
+    search: dict[str, Any] | None = Field(None, description="sweep --find-max: this run's step of the search")

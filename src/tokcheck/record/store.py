@@ -41,6 +41,7 @@ RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
 SERVER_LOG_FILE = "server.log"
 GPU_SAMPLES_FILE = "gpu_samples.jsonl"
+RECEIPT_FILE = "receipt.json"
 
 
 # --------------------------------------------------------------------------- writing
@@ -112,6 +113,14 @@ class RunDirectory:
     def close(self) -> None:
         if self._requests is not None:
             self._requests.close()
+
+
+def write_receipt(run_dir: str | Path, receipt: dict[str, Any]) -> Path:
+    """Write ``receipt.json`` (``tokcheck receipt``, :mod:`tokcheck.record.receipt`) in
+    ``run_dir``, atomically; returns its path."""
+    path = Path(run_dir) / RECEIPT_FILE
+    _write_json(path, receipt)
+    return path
 
 
 def write_gpu_samples(run_dir: str | Path, samples: Iterable[GpuSample]) -> str:
@@ -312,6 +321,16 @@ def _relabel(requests: list[RequestRecord], summary: Summary | None) -> list[Req
                 legacy.setdefault(str(key), lv.label)
     return [r if r.level in labels or r.level not in legacy else r.model_copy(update={"level": legacy[r.level]})
             for r in requests]
+
+
+def read_receipt(run_dir: str | Path) -> dict[str, Any] | None:
+    """``receipt.json`` of a run directory, or ``None`` when there is none.
+
+    Raises:
+        TokcheckError: it is not a JSON object.
+    """
+    path = Path(run_dir) / RECEIPT_FILE
+    return _read_json(path) if path.exists() else None
 
 
 def read_conditions(run_dir: str | Path) -> RunConditions:

@@ -18,14 +18,52 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from statistics import median
 
 from tokcheck.core import metric_table, metrics, stats
 from tokcheck.record.level import Level
-from tokcheck.record.schema import LevelSummary, MetricStat, RequestRecord
+from tokcheck.record.schema import LengthStat, LevelSummary, MetricStat, RequestRecord
+
+if TYPE_CHECKING:
+    from tokcheck.core.slo import Slo
 
 #: Largest share of a level's successful requests with an undefined TPOT (every token in one
 #: read) at which ``tpot_ms`` / ``generation_tok_s`` are still reported (module doc: why 10 %).
 TPOT_UNDEFINED_MAX_SHARE = 0.10
+
+#: An open-loop level warns when it sent requests at less than this share of the rate its
+#: schedule offered (the issue that asked for it: 95 %; a Poisson schedule's own rate is used,
+#: so a short round's randomness is not counted against the client).
+ACHIEVED_RATE_MIN_SHARE = 0.95
+
+
+def length_stat(values: Sequence[int], requested: int | None = None, source: str | None = None) -> LengthStat | None:
+    """Mean, median, min and max of token lengths (None for no values)."""
+    if not values:
+        return None
+    return LengthStat(mean=sum(values) / len(values), median=float(median(values)), min=min(values),
+                      max=max(values), n=len(values), requested=requested, source=source)
+
+
+def _warnings(lv: LevelSummary, ok: Sequence[RequestRecord]) -> list[str]:
+    out: list[str] = []
+    offered, achieved = lv.figure("offered_rate_rps").value, lv.figure("achieved_rate_rps").value
+    if offered and achieved is not None and achieved < ACHIEVED_RATE_MIN_SHARE * offered:
+        out.append(f"the client sent {achieved:.2f} req/s against {offered:.2f} offered "
+                   f"({achieved / offered:.0%}): requests waited (queue delay), so the level is not "
+                   "the offered load")
+    out_len = lv.output_tokens
+    if lv.early_stops and out_len is not None:
+        spread = f" ({out_len.min:,}–{out_len.max:,})" if out_len.min != out_len.max else ""
+        out.append(f"{lv.early_stops} of {lv.requests_ok} requests delivered another output length than the "
+                   f"{out_len.requested} asked: {out_len.mean:,.0f} tokens on average{spread}; the server did "
+                   "not force the length")
+    diffs = [r.usage_difference for r in ok if r.usage_difference is not None and "usage_mismatch" in r.defects]
+    if diffs:
+        out.append(f"the server's usage.completion_tokens differs from the streamed count on {len(diffs)} "
+                   f"requests (by {min(diffs):+d} to {max(diffs):+d} tokens); the numbers use the streamed count")
+    return out
 
 
 def _events_per_chunk(r: RequestRecord) -> list[int]:
@@ -36,7 +74,8 @@ def _events_per_chunk(r: RequestRecord) -> list[int]:
     return metrics.merge_reads(r.chunks)[1]
 
 
-def summarize_level(records: Sequence[RequestRecord], level: Level) -> LevelSummary:
+def summarize_level(records: Sequence[RequestRecord], level: Level, slo: Slo | None = None, *,
+                    input_len: int | None = None, output_len: int | None = None) -> LevelSummary:
     """Summarise the measured (non-warm-up) requests of one level: every metric of
     :data:`tokcheck.core.metric_table.METRICS`, per round and over the rounds.
 
@@ -46,7 +85,15 @@ def summarize_level(records: Sequence[RequestRecord], level: Level) -> LevelSumm
     rounds' trimmed median. ``tpot_undefined_requests``, ``coalesced_token_share`` (tokens that
     arrived in a read holding more than one SSE event ÷ all tokens) and
     ``sse_events_per_chunk`` describe coalesced reads; see the module doc for when
-    ``tpot_ms`` / ``generation_tok_s`` are withheld.
+    ``tpot_ms`` / ``generation_tok_s`` are withheld. With ``slo``, the level's ``slo`` holds
+    goodput and the SLO verdict (:func:`tokcheck.record.slo.evaluate_level`). ``ci95`` holds the
+    95 % confidence interval across rounds of every metric with two or more rounds
+    (:func:`tokcheck.core.confidence.ci95`).
+
+    A request the client could not vouch for (a ``client_marks`` entry) is left out of the
+    metrics resting on those stamps (the metric table's ``mark``). ``output_tokens`` and
+    ``input_tokens`` are the lengths that actually arrived (``input_len`` / ``output_len``: what
+    was asked); ``warnings`` says in words what makes the level doubtful.
     """
     measured = [r for r in records if not r.warmup]
     rounds = sorted({r.round for r in measured})
@@ -76,6 +123,8 @@ def summarize_level(records: Sequence[RequestRecord], level: Level) -> LevelSumm
     }
     too_many_undefined = bool(ok) and tpot_undefined / len(ok) > TPOT_UNDEFINED_MAX_SHARE
     for m in metric_table.METRICS:
+        if m.kind == "level":
+            continue  # held elsewhere in the level (the SLO result, the GPU telemetry)
         if m.kind == "round":
             per_round = [m.per_round(windows[n], by_round[n]) if windows[n] and by_round[n] else None
                          for n in rounds]
@@ -93,10 +142,24 @@ def summarize_level(records: Sequence[RequestRecord], level: Level) -> LevelSumm
         dist = stats.distribution([[v for r in by_round[n] for v in m.values(r)] for n in rounds])
         if dist is None:
             fields[m.name] = None
-            fields[f"{m.name}_reason"] = metric_table.REASON_NO_OK if not ok else m.null_reason
+            marked = [r for r in ok if m.mark is not None and m.mark in r.client_marks]
+            if not ok:
+                fields[f"{m.name}_reason"] = metric_table.REASON_NO_OK
+            elif marked:
+                fields[f"{m.name}_reason"] = (f"the client could not vouch for the stamps of {len(marked)} of "
+                                              f"{len(ok)} requests (client_marks); see the level's client health")
+            else:
+                fields[f"{m.name}_reason"] = m.null_reason
         else:
             fields[m.name] = MetricStat(**dist.__dict__)
-    return LevelSummary(
+    outs = [r.n_out for r in ok if r.n_out is not None]
+    prompt_usage = [r.n_prompt_usage for r in ok if r.n_prompt_usage is not None]
+    if ok and len(prompt_usage) == len(ok):
+        fields["input_tokens"] = length_stat(prompt_usage, input_len, "usage")
+    elif ok and input_len is not None:
+        fields["input_tokens"] = length_stat([input_len] * len(ok), input_len, "tokenizer")
+    fields["output_tokens"] = length_stat(outs, output_len, "tokenizer")
+    summary = LevelSummary(
         label=level.label,
         concurrency=level.concurrency,
         request_rate=level.request_rate,
@@ -110,3 +173,12 @@ def summarize_level(records: Sequence[RequestRecord], level: Level) -> LevelSumm
         usage_mismatches=defects["usage_mismatch"],
         **fields,
     )
+    if slo is not None:
+        from tokcheck.record.slo import evaluate_level
+
+        summary.slo = evaluate_level(records, slo)
+    intervals = {m.name: ci.as_list() for m in metric_table.METRICS
+                 if (ci := summary.figure(m.name).ci95) is not None}
+    summary.ci95 = intervals or None
+    summary.warnings = _warnings(summary, ok)
+    return summary

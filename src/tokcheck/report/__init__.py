@@ -19,7 +19,7 @@ import io
 from typing import Any
 
 from tokcheck import __version__
-from tokcheck.core.metric_table import shown_in, with_unit
+from tokcheck.core.metric_table import METRICS, shown_for, shown_in, with_unit
 from tokcheck.record.level import Level
 from tokcheck.record.store import Run
 from tokcheck.report import plots
@@ -52,11 +52,12 @@ def _num(v: Any) -> str:
     return str(v)
 
 
-def _metric_columns() -> list[tuple[str, Any]]:
+def _metric_columns(levels: list[Any] | None = None) -> list[tuple[str, Any]]:
     """One column per metric the report shows (its median), and one per extra statistic
-    (``p99``, ``spread``) right after it."""
+    (``p99``, ``spread``) right after it; with ``levels``, less the metrics shown only when set
+    that none of them has (goodput without an SLO, energy without a GPU)."""
     cols: list[tuple[str, Any]] = []
-    for m in shown_in("report"):
+    for m in (shown_in("report") if levels is None else shown_for("report", levels)):
         cols.append((with_unit(f"{m.label} median", m.unit), lambda lv, n=m.name: lv.figure(n).value))
         for extra in m.extras:
             cols.append((with_unit(f"{m.label} {extra}", m.unit),
@@ -70,7 +71,40 @@ LEVEL_COLUMNS = (
     ("failed", lambda lv: lv.requests_failed),
     ("early stops", lambda lv: lv.early_stops),
     *_metric_columns(),
+    ("output tokens (mean)", lambda lv: lv.output_tokens.mean if lv.output_tokens is not None else None),
+    ("client-bound", lambda lv: None if lv.client is None else ("yes" if lv.client.bound else "no")),
 )
+
+#: Titles of the columns of metrics shown only where a run has an open-loop level.
+_OPEN_ONLY_TITLES = frozenset(t for m in shown_in("report") if m.open_only
+                              for t in [with_unit(f"{m.label} median", m.unit)]
+                              + [with_unit(f"{m.label} {x}", m.unit) for x in m.extras])
+
+
+def level_columns(runs: list[Run]) -> tuple:
+    """:data:`LEVEL_COLUMNS` for these runs: metrics shown only when set left out when no level
+    has them (goodput without an SLO, energy without a GPU), open-loop metrics only where a level
+    is open."""
+    levels = [lv for r in runs for lv in r.levels]
+    cols = (*LEVEL_COLUMNS[:3], *_metric_columns(levels), *LEVEL_COLUMNS[3 + len(_metric_columns()):])
+    if any(lv.request_rate is not None for lv in levels):
+        return cols
+    return tuple(c for c in cols if c[0] not in _OPEN_ONLY_TITLES)
+
+
+def level_notes(runs: list[Run]) -> list[str]:
+    """What makes a level's numbers doubtful (its ``warnings``, the client-bound reasons among
+    them), and this machine's client ceiling where a run recorded one."""
+    out: list[str] = []
+    for r in runs:
+        prefix = f"{r.name}: " if len(runs) > 1 else ""
+        cl = r.conditions.client
+        if cl is not None and cl.ceiling is not None and cl.ceiling.tok_s:
+            out.append(f"{prefix}numbers above {cl.ceiling.tok_s:,.0f} tok/s on this machine are client-bound "
+                       f"(tokcheck probe, {cl.ceiling.measured_at})")
+        for lv in r.levels:
+            out.extend(f"{prefix}{lv.level.name}: {w}" for w in lv.warnings)
+    return out
 
 
 def _level_name(lv: Any) -> str:
@@ -98,6 +132,11 @@ def _collect_plots(runs: list[Run], verdict: Any, bound: dict | None) -> list[tu
         out.append((result[0], result[1], "", notes or []) if result else (title, None, why, notes or []))
 
     add(plots.throughput_vs_concurrency(runs), "Throughput vs concurrency", "no closed-loop levels in the runs")
+    from tokcheck.report.curve import gpu_count, interactivity_curve
+
+    notes = [f"{r.name}: GPUs serving: {gpu_count(r)[1]}" for r in runs]
+    add(interactivity_curve(runs, verdict), "Interactivity: tok/s per user vs throughput per GPU",
+        "no level with both a generation tok/s and an aggregate throughput", notes)
     add(plots.distribution(runs, "ttft"), "TTFT distribution", "no request with a first token")
     add(plots.distribution(runs, "itl"), "ITL (per token) distribution", "no request with two or more token chunks",
         itl_notes(runs))
@@ -134,11 +173,106 @@ def _verdict_html(verdict: Any) -> str:
         parts.append(f'<tr><td>{c.number}</td><td>{_e(c.name)}</td><td class="{c.status}">{c.status}</td>'
                      f"<td>{ev}</td></tr>")
     parts.append("</table>")
+    if getattr(verdict, "traps", None):
+        parts.append("<h3>Known traps of the claim's tool</h3><table><tr><th>trap</th><th>status</th>"
+                     "<th>evidence</th></tr>")
+        for t in verdict.traps:
+            parts.append(f'<tr><td>{_e(t.name)}</td><td class="{t.status}">{t.status}</td>'
+                         f"<td>{'<br>'.join(_e(x) for x in t.evidence)}</td></tr>")
+        parts.append("</table>")
     for s in verdict.symptoms:
         parts.append(f"<h3>Symptom: {_e(s.symptom)}</h3><ul>"
                      + "".join(f"<li>{_e(x)}</li>" for x in s.evidence) + "</ul><ol>"
                      + "".join(f"<li>{_e(x)}</li>" for x in s.steps) + "</ol>")
     return "\n".join(parts)
+
+
+#: The headline metrics whose 95 % interval the report lists (those a claim can state).
+CI_METRICS = tuple(m for m in METRICS if m.claim_name)
+
+
+def _fmt_range(ci: Any) -> str:
+    return "n/a" if ci is None else f"{_num(ci.low)}–{_num(ci.high)}"
+
+
+def _rounds(lv: Any) -> int:
+    """Rounds of a level: as the summary says, else the rounds its TTFT has values for."""
+    return lv.rounds or len([v for v in lv.figure("ttft_ms").rounds or [] if v is not None])
+
+
+def _ci_html(r: Run) -> str:
+    head = "".join(f"<th>{_e(with_unit(m.label, m.unit))}</th>" for m in CI_METRICS)
+    rows = "".join(f"<tr><td>{_e(_level_name(lv))}</td><td class=\"num\">{_rounds(lv)}</td>"
+                   + "".join(f'<td class="num">{_e(_fmt_range(lv.figure(m.name).ci95))}</td>' for m in CI_METRICS)
+                   + "</tr>" for lv in r.levels)
+    return f"<p><b>{_e(r.name)}</b></p><table><tr><th>level</th><th>rounds</th>{head}</tr>{rows}</table>"
+
+
+def _slo_html(r: Run) -> str:
+    levels = [lv for lv in r.levels if lv.slo is not None]
+    if not levels:
+        return ""
+    slo = levels[0].slo
+    head = "".join(f"<th>{_e(o.metric)} p{o.percentile:g} ≤ {o.limit_ms:g} ms</th>" for o in slo.objectives)
+    rows = []
+    for lv in levels:
+        cells = "".join(f'<td class="num {("pass" if o.met else "fail") if o.met is not None else ""}">'
+                        f'{_e(_num(o.value_ms) if o.value_ms is not None else "∞")}</td>' for o in lv.slo.objectives)
+        met = {True: '<td class="pass">yes</td>', False: '<td class="fail">no</td>', None: "<td>n/a</td>"}[lv.slo.met]
+        share = "n/a" if lv.slo.share_met_all is None else f"{lv.slo.share_met_all:.0%}"
+        rows.append(f"<tr><td>{_e(_level_name(lv))}</td>{cells}<td class=\"num\">{share}</td>"
+                    f"<td class=\"num\">{_e(_num(lv.slo.goodput_rps))}</td>"
+                    f"<td class=\"num\">{_e(_num(lv.slo.goodput_tok_s))}</td>{met}</tr>")
+    src = f"<p><small>{_e(slo.source)}</small></p>" if slo.source else ""
+    return (f"<p><b>{_e(r.name)}</b>: SLO {_e(slo.text)}</p>{src}<table><tr><th>level</th>{head}"
+            "<th>requests meeting all</th><th>goodput (req/s)</th><th>goodput (tok/s)</th><th>SLO met</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def _definitions_html(r: Run) -> str:
+    from tokcheck.analysis.definitions import KEYS, TOOLS, definitions
+
+    parts = []
+    for lv in r.levels:
+        d = definitions(r, lv.level)
+        head = "".join(f"<th>{_e(TOOLS[t].title)}</th>" for t in d)
+        rows = "".join(f"<tr><td>{_e(k)}</td>" + "".join(f'<td class="num">{_e(_num(d[t].get(k)))}</td>' for t in d)
+                       + "</tr>" for k in KEYS)
+        parts.append(f"<p><b>{_e(r.name)}</b>, {_e(_level_name(lv))}</p><table><tr><th>metric</th>{head}</tr>"
+                     f"{rows}</table>")
+    return "".join(parts)
+
+
+def _definitions_sources_html() -> str:
+    from tokcheck.analysis.definitions import TOOLS
+
+    items = "".join(f"<li><b>{_e(t.title)}</b> ({_e(t.version)}): {_e(', '.join(t.sources))}</li>"
+                    for name, t in TOOLS.items() if name != "tokcheck")
+    return ("<p><small>Each round read as one run of the tool, the rounds combined by tokcheck's rule for all "
+            "alike, so only the definitions differ. Sources, read not copied:</small></p>"
+            f"<ul><small>{items}</small></ul>")
+
+
+def _receipt_html(runs: list[Run]) -> str:
+    from tokcheck.record.store import read_receipt
+
+    rows = []
+    for r in runs:
+        try:
+            rec = read_receipt(r.path)
+        except Exception:  # noqa: BLE001 - a broken receipt is reported, never fatal to the report
+            rec = {"digest": "unreadable receipt.json"}
+        if rec is None:
+            rows.append(f"<tr><td>{_e(r.name)}</td><td>no receipt (tokcheck receipt {_e(r.path)})</td><td></td></tr>")
+            continue
+        from tokcheck.record.receipt import check_receipt
+
+        try:
+            ok = "verified: every file matches" if check_receipt(r.path).ok else "FAILED: files changed since"
+        except Exception:  # noqa: BLE001
+            ok = "cannot be checked"
+        rows.append(f"<tr><td>{_e(r.name)}</td><td><code>{_e(rec.get('digest'))}</code></td><td>{_e(ok)}</td></tr>")
+    return "<table><tr><th>run</th><th>receipt digest (SHA-256)</th><th>check</th></tr>" + "".join(rows) + "</table>"
 
 
 def render_html(runs: list[Run], verdict: Any = None, bound: dict | None = None,
@@ -157,16 +291,35 @@ def render_html(runs: list[Run], verdict: Any = None, bound: dict | None = None,
     body.append("<h2>Conditions</h2>")
     for r in runs:
         body.append(f"<table>{''.join(f'<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>' for k, v in conditions_table(r))}</table>")
+    body.append("<h2>Evidence receipt</h2>")
+    body.append(_receipt_html(runs))
     body.append("<h2>Results per level</h2>")
+    cols = level_columns(runs)
     for r in runs:
-        head = "".join(f"<th>{_e(c[0])}</th>" for c in LEVEL_COLUMNS)
+        head = "".join(f"<th>{_e(c[0])}</th>" for c in cols)
         rows = "".join(f"<tr><td>{_e(_level_name(lv))}</td>"
-                       + "".join(f'<td class="num">{_e(_num(fn(lv)))}</td>' for _, fn in LEVEL_COLUMNS)
+                       + "".join(f'<td class="num">{_e(_num(fn(lv)))}</td>' for _, fn in cols)
                        + "</tr>" for lv in r.levels)
         body.append(f"<p><b>{_e(r.name)}</b></p><table><tr><th>level</th>{head}</tr>{rows}</table>")
+    body.extend(f'<p class="note">{_e(n)}</p>' for n in level_notes(runs))
     body.append("<p><small>Medians are the rounds' trimmed median (each round's median, highest and "
                 "lowest round dropped); spread is max − min of all rounds' medians. TTFT = first "
                 "token − send; generation tok/s = 1/TPOT (TTFT excluded).</small></p>")
+    body.append("<h2>95 % confidence intervals across rounds</h2>")
+    body.extend(_ci_html(r) for r in runs)
+    body.append("<p><small>Student's t on the rounds' values (mean ± t(0.975, n−1)·s/√n): an interval for "
+                "the mean of the round values; n/a with fewer than two rounds.</small></p>")
+    slo_parts = [x for x in (_slo_html(r) for r in runs) if x]
+    if slo_parts:
+        body.append("<h2>SLO and goodput</h2>")
+        body.extend(slo_parts)
+        body.append("<p><small>Goodput: requests meeting every objective (and their output tokens) ÷ the "
+                    "throughput window, rounds' trimmed median; a level meets the SLO when each objective's "
+                    "value at its percentile is within the limit, failed requests counted as infinitely "
+                    "slow.</small></p>")
+    body.append("<h2>The run under each tool's definitions</h2>")
+    body.extend(_definitions_html(r) for r in runs)
+    body.append(_definitions_sources_html())
     body.append("<h2>Plots</h2>")
     for title_, png, why, notes in _collect_plots(runs, verdict, bound):
         note_html = "".join(f'<p class="note">{_e(n)}</p>' for n in notes)
@@ -195,14 +348,23 @@ def render_markdown(runs: list[Run], verdict: Any = None, bound: dict | None = N
         for c in verdict.checks:
             out.append(f"| {c.number} | {c.name} | {c.status} | {'; '.join(c.evidence).replace('|', '/')} |")
         out.append("")
+    cols = level_columns(runs)
     for r in runs:
         out += [f"## {r.name}", "", "| condition | value |", "|---|---|"]
         out += [f"| {k} | {str(v).replace('|', '/')} |" for k, v in conditions_table(r)]
-        out += ["", "| level | " + " | ".join(c[0] for c in LEVEL_COLUMNS) + " |",
-                "|---|" + "---|" * len(LEVEL_COLUMNS)]
+        out += ["", "| level | " + " | ".join(c[0] for c in cols) + " |", "|---|" + "---|" * len(cols)]
         for lv in r.levels:
-            out.append(f"| {_level_name(lv)} | " + " | ".join(_num(fn(lv)) for _, fn in LEVEL_COLUMNS) + " |")
+            out.append(f"| {_level_name(lv)} | " + " | ".join(_num(fn(lv)) for _, fn in cols) + " |")
+        out += ["", "95 % confidence intervals across rounds (Student's t on the rounds' values):", "",
+                "| level | " + " | ".join(with_unit(m.label, m.unit) for m in CI_METRICS) + " |",
+                "|---|" + "---|" * len(CI_METRICS)]
+        for lv in r.levels:
+            out.append(f"| {_level_name(lv)} | " + " | ".join(_fmt_range(lv.figure(m.name).ci95) for m in CI_METRICS)
+                       + " |")
         out.append("")
+    notes = level_notes(runs)
+    if notes:
+        out += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
     notes = itl_notes(runs)
     if notes:
         out += ["## Inter-token latency", ""] + [f"- {n}" for n in notes] + [""]

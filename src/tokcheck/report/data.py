@@ -15,7 +15,8 @@ CSV_METRICS = tuple(m for m in shown_in("csv") if m.kind == "request")
 #: Per-request CSV columns, in order; times in ms relative to the run's first measured send.
 CSV_COLUMNS = ("run", "level", "round", "index", "warmup", "prompt_index", "t_send_ms",
                *(m.name for m in CSV_METRICS),
-               "n_out_usage", "n_out_tokenizer", "n_prompt_usage", "early_stop", "error_kind", "error_detail")
+               "n_out_usage", "n_out_tokenizer", "n_prompt_usage", "early_stop", "client_marks", "error_kind",
+               "error_detail")
 
 
 def request_rows(run: Run) -> list[dict[str, Any]]:
@@ -29,12 +30,15 @@ def request_rows(run: Run) -> list[dict[str, Any]]:
             "warmup": q.warmup, "prompt_index": q.prompt_index,
             "t_send_ms": (q.t_send_ns - t0) / 1e6 if q.t_send_ns is not None else None,
         }
+        # every value as measured; the marks the client put on it are a column of their own
+        unmarked = q.model_copy(update={"client_marks": []}) if q.client_marks else q
         for m in CSV_METRICS:
-            vals = m.values(q)
+            vals = m.values(unmarked)
             row[m.name] = vals[0] if vals else None
         row.update({
             "n_out_usage": q.n_out_usage, "n_out_tokenizer": q.n_out_tokenizer,
             "n_prompt_usage": q.n_prompt_usage, "early_stop": q.early_stop,
+            "client_marks": " ".join(q.client_marks) or None,
             "error_kind": q.error.kind if q.error else None, "error_detail": q.error.detail if q.error else None,
         })
         rows.append(row)
@@ -130,7 +134,11 @@ def conditions_table(run: Run) -> list[tuple[str, str]]:
         add("tokenizer", f"{tok.source} (vocab {tok.vocab_size}, sha256 {str(tok.sha256)[:12]}…)")
     cl = c.client
     if cl is not None:
-        add("client", f"{cl.host}, Python {cl.python}, {cl.platform}")
+        add("client", f"{cl.host}, Python {cl.python}, {cl.platform}"
+            + (f", connections {cl.connections}" if cl.connections else ""))
+        if cl.ceiling is not None and cl.ceiling.tok_s:
+            add("client ceiling", f"numbers above {cl.ceiling.tok_s:,.0f} tok/s on this machine are client-bound "
+                f"(tokcheck probe, {cl.ceiling.measured_at})")
     gpus = c.environment.gpu_list() if c.environment is not None else None
     if gpus is not None:
         add("GPUs", ", ".join(str(g.name) for g in gpus) or "none (CPU)")

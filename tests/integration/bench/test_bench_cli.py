@@ -39,7 +39,12 @@ def test_json_summary_and_complete_run_directory(server, tiny_tokenizer, tmp_pat
         assert key in run, key
     assert run["endpoint"] == {"url": server.url, "api": "completions", "model": "scripted"}
     assert run["server"] == {"version": "scripted-1", "models": ["scripted"]}
-    assert json.loads((out / "summary.json").read_text()) == summary
+    # --json is summary.json plus the run read under other tools' definitions, per level
+    assert set(summary["definitions"]) == {"c=1", "c=2"}
+    assert set(summary["definitions"]["c=1"]) == {"tokcheck", "vllm-bench", "guidellm", "aiperf"}
+    assert summary["definitions_sources"]["vllm-bench"]["version"] == "vLLM 0.32.0"
+    stored = {k: v for k, v in summary.items() if not k.startswith("definitions")}
+    assert json.loads((out / "summary.json").read_text()) == stored
     for f in out.iterdir():
         assert "sk-secret-xyz" not in f.read_text()
 
@@ -71,6 +76,7 @@ def test_unreachable_server_is_one_line_on_stderr(tiny_tokenizer, tmp_path):
                               "--out", str(tmp_path / "r")), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert proc.stderr.startswith("Error: cannot reach the server") and proc.stderr.count("\n") == 1
+    assert "nothing is listening on 127.0.0.1:9" in proc.stderr and "Error:" not in proc.stderr[7:]
 
 
 def test_ctrl_c_keeps_every_completed_request(server, tiny_tokenizer, tmp_path):
@@ -89,6 +95,7 @@ def test_ctrl_c_keeps_every_completed_request(server, tiny_tokenizer, tmp_path):
     stdout, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
     assert "Interrupted." in stderr and "Traceback" not in stderr
+    assert f"the partial record is in {out}" in " ".join(stderr.split())
     lines = jsonl.read_text().splitlines()
     assert 5 <= len(lines) < 201
     recs = [json.loads(line) for line in lines]  # every line whole

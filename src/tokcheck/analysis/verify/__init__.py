@@ -48,14 +48,24 @@ METRICS = tuple(BY_CLAIM_NAME)
 #: What each of them means, from the metric table.
 METRIC_LABELS = {name: m.definition for name, m in BY_CLAIM_NAME.items()}
 
+#: The claim's metric → the key of a tool's reading (:mod:`tokcheck.analysis.definitions`).
+TOOL_KEYS = {"ttft": "ttft_ms", "generation_tok_s": "generation_tok_s", "e2e_tok_s": "e2e_tok_s",
+             "aggregate_throughput": "output_throughput_tok_s"}
+
+
 def verify(fields: dict, run: Run, *, tolerance: float = DEFAULT_TOLERANCE,
-           bound: dict | None = None, metric: str | None = None) -> Verdict:
+           bound: dict | None = None, metric: str | None = None, claim_tool: str | None = None,
+           claim_text: str | None = None) -> Verdict:
     """Compare a claim (``fields``: ``Claim.fields``) with a run directory.
 
     ``tolerance`` is a fraction (0.2 = 20 %); ``bound`` the decode bound for the claim's model
     and GPU (keys ``hard_tok_s``, ``realistic_tok_s``, ``bytes_per_token``,
     ``context_tokens``; or ``{"reason": …}`` when it could not be computed); ``metric``
-    overrides the claim's metric. Pure: reads nothing but its arguments.
+    overrides the claim's metric. ``claim_tool`` (``vllm-bench``, ``guidellm``, ``aiperf``): the
+    tool the claim was measured with — the run is read under that tool's definitions
+    (:mod:`tokcheck.analysis.definitions`) and compared with the claim so, and the tool's known
+    traps are checked against ``claim_text`` (its command line) and the run
+    (:mod:`tokcheck.analysis.verify.traps`). Pure: reads nothing but its arguments.
     """
     fields = dict(fields)
     if metric:
@@ -111,6 +121,20 @@ def verify(fields: dict, run: Run, *, tolerance: float = DEFAULT_TOLERANCE,
                                     f"summary.json {_level_name(level)}")
     else:
         conds["metric"] = Condition("metric", metric, None, "unknown", True, None)
+    measured_tokcheck = defs = None
+    tool_title = None
+    if claim_tool and claim_tool != "tokcheck" and level is not None:
+        from tokcheck.analysis.definitions import TOOLS, definitions
+
+        defs = definitions(run, level.level)
+        tool = TOOLS[claim_tool]
+        tool_title = f"{tool.title}'s definitions ({tool.version})"
+        if metric is not None and measured is not None:
+            measured_tokcheck = measured
+            measured = defs[claim_tool].get(TOOL_KEYS[metric])
+            rounds = spread = None
+            if measured is None:
+                reasons.append(f"{tool.title} has no {metric} of this run")
     if claimed is None:
         reasons.append("the claim has no number")
     for c in conds.values():
@@ -138,7 +162,7 @@ def verify(fields: dict, run: Run, *, tolerance: float = DEFAULT_TOLERANCE,
     symptoms = _symptoms(run, level, metric, ratio, tolerance, checks)
 
     tol_pct = f"{tolerance * 100:g} %"
-    where = _level_name(level)
+    where = _level_name(level) + (f", read under {tool_title}" if tool_title else "")
     if reproduced is True:
         summary = (f"REPRODUCED: measured {_fmt(measured)} {unit} vs claimed {_fmt(claimed)} {unit} "
                    f"({metric} at {where}; ratio {ratio:.2f}, within {tol_pct})")
@@ -156,4 +180,14 @@ def verify(fields: dict, run: Run, *, tolerance: float = DEFAULT_TOLERANCE,
         measured_rounds=rounds, measured_spread=spread, conditions=ordered,
         incomparable_reasons=reasons, checks=checks, symptoms=symptoms,
         run_dir=str(run.path), bound=bound,
+        claim_tool=claim_tool, measured_tokcheck=measured_tokcheck, definitions=defs,
+        traps=_traps(claim_tool, claim_text, fields, run, level),
     )
+
+
+def _traps(claim_tool: str | None, claim_text: str | None, fields: dict, run: Run, level) -> list:
+    if not claim_tool:
+        return []
+    from tokcheck.analysis.verify.traps import tool_traps
+
+    return tool_traps(claim_tool, claim_text or "", fields, run, level)

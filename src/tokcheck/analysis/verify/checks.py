@@ -70,12 +70,27 @@ def _check_measurement(fields: dict, run: Run, level: LevelSummary | None, metri
         if failed:
             status = "fail"
             ev.append(f"{failed} failed requests at {_level_name(level)} (summary.json errors: {level.errors})")
+        got = level.output_tokens
         if early:
             status = "fail"
-            ev.append(f"{early} requests stopped before the asked {want} output tokens (summary.json early_stops)")
+            size = (f": {got.mean:,.0f} tokens on average ({got.min:,}–{got.max:,}), summary.json output_tokens"
+                    if got is not None else "")
+            ev.append(f"{early} requests delivered another output length than the asked {want} tokens "
+                      f"(summary.json early_stops{size})")
         if not failed and not early:
-            ev.append(f"{level.requests_ok} requests ok, none failed, none stopped early "
-                      f"(output forced to {want} tokens: {wl.output_forcing})")
+            ev.append(f"{level.requests_ok} requests ok, none failed, every one delivered the asked {want} "
+                      f"output tokens (sent {wl.output_forcing}; judged by what arrived)")
+        client = level.client
+        if client is not None and client.bound:
+            status = "fail"
+            ev.append("the client, not the server, limited these numbers (summary.json client.bound): "
+                      + "; ".join(client.reasons))
+            advice.append("the client was the limit: measure again with the client on a machine (or cores) of "
+                          "its own, fewer other processes, or a lower concurrency; `tokcheck probe` shows "
+                          "this machine's client ceiling")
+        elif client is not None and client.ceiling_tok_s:
+            ev.append(f"numbers above {client.ceiling_tok_s:,.0f} tok/s on this machine are client-bound "
+                      "(tokcheck probe); this level stayed below")
         qd = level.stat("queue_delay_ms")
         if qd is not None:
             ev.append(f"median queue delay (send − due) {_fmt(qd.median)} ms (summary.json queue_delay_ms)")
@@ -100,9 +115,13 @@ def _check_measurement(fields: dict, run: Run, level: LevelSummary | None, metri
             ev.append(f"{b.zero_gap_share * 100:.0f} % of inter-token gaps were 0 ms ({b.zero_gaps} of "
                       f"{b.gaps}): tokens arrived together, several SSE events per socket read "
                       "(requests.jsonl chunks)")
-        advice.append("the server (or a proxy) delivers tokens in bursts: TPOT and ITL measure the "
-                      "delivery, not the decode; compare E2E tok/s or aggregate throughput, or "
-                      "measure closer to the engine")
+        if level is not None and level.client is not None and level.client.bound:
+            advice.append("tokens arrived together because the client read late (it was the limit, "
+                          "summary.json client): measure again with a client that keeps up")
+        else:
+            advice.append("the server (or a proxy) delivers tokens in bursts: TPOT and ITL measure the "
+                          "delivery, not the decode; compare E2E tok/s or aggregate throughput, or "
+                          "measure closer to the engine")
     elif b.requests:
         ev.append(f"tokens arrived spread out: {b.one_read} of {b.requests} requests in one read, "
                   f"{b.zero_gap_share * 100:.0f} % of gaps 0 ms (requests.jsonl chunks)")

@@ -87,10 +87,20 @@ def run_conditions(run: Run, level: LevelSummary | None) -> dict[str, tuple[Any,
 
     if level is not None and level.concurrency is not None:
         out["concurrency"] = (level.concurrency, f"summary.json level {level.label}")
+    # Lengths: what actually arrived at the level (a server that ignored the asked output
+    # length delivered something else), else what was asked.
     wl = c.workload
-    if wl is not None and wl.input_len is not None:
+    got_in = level.input_tokens if level is not None else None
+    got_out = level.output_tokens if level is not None else None
+    if got_in is not None:
+        out["input_tokens"] = (_length(got_in.median), f"summary.json level {level.label} input_tokens "
+                                                       f"(median; {got_in.source}; asked {got_in.requested})")
+    elif wl is not None and wl.input_len is not None:
         out["input_tokens"] = (wl.input_len, "run.json workload.input_len")
-    if wl is not None and wl.output_len is not None:
+    if got_out is not None:
+        out["output_tokens"] = (_length(got_out.median), f"summary.json level {level.label} output_tokens "
+                                                         f"(median of what arrived; asked {got_out.requested})")
+    elif wl is not None and wl.output_len is not None:
         out["output_tokens"] = (wl.output_len, "run.json workload.output_len")
     mml = (serve.max_model_len if serve else None) or (er.max_seq_len if er else None)
     if mml:
@@ -110,6 +120,11 @@ def run_conditions(run: Run, level: LevelSummary | None) -> dict[str, tuple[Any,
     elif eager is not None:
         out["cuda_graph"] = (not eager, "run.json engine_report.enforce_eager")
     return out
+
+
+def _length(x: float) -> int | float:
+    """A length as an int when it is whole (a median of two may be half a token)."""
+    return int(x) if float(x).is_integer() else x
 
 
 def _compare_condition(name: str, claimed: Any, run: Any) -> str:

@@ -62,6 +62,10 @@ class Verdict:
     symptoms: list[Symptom]
     run_dir: str
     bound: dict[str, Any] | None = None
+    claim_tool: str | None = None
+    measured_tokcheck: float | None = None
+    definitions: dict[str, dict[str, float | None]] | None = None
+    traps: list[Any] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` form: ``metric``, ``claimed``, ``measured``, ``ratio``,
@@ -87,4 +91,8 @@ class Verdict:
             "symptoms": [asdict(s) for s in self.symptoms],
             "bound": self.bound,
             "run_dir": self.run_dir,
+            "claim_tool": self.claim_tool,
+            "measured_tokcheck": self.measured_tokcheck,
+            "definitions": self.definitions,
+            "traps": [asdict(t) for t in self.traps],
         }
