@@ -64,7 +64,7 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("e2e_tok_s", r"end[\s\-]to[\s\-]end|\be2e\b|端到端|including\s+(?:prefill|ttft|prompt)"),
         ("generation_tok_s", r"generation|generating|generate[sd]?|\btg\s*\d*\b|decod\w+|\beval\b|生成|解码|吐字|"
                              r"输出速度|text\s+gen|token\s+gen|output\s+speed|inference\s+speed|推理速度"),
-        ("aggregate_throughput", r"throughput|\btotal\b|aggregate|combined|overall|system[\s\-]wide|"
+        ("aggregate_throughput", r"throughput|(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|system[\s\-]wide|"
                                  r"吞吐|总(?:输出)?|整体|across\s+(?:all\s+)?\d+"),
     ),
     "scope": (
@@ -432,6 +432,8 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             if b.unit == a.unit and _AFTER_WORDS.search(t[a.span[1]:wins[j][3]]):
                 a.before_change = True
                 break
+    for f in figs:
+        _settle(f)
     for prev, f in zip(figs, figs[1:]):
         between = t[prev.span[1]:f.span[0]]
         parallel = prev.unit == f.unit and (
@@ -451,6 +453,22 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
 SINGLE_REQUEST_CEILING_TOK_S = 5000
 
 
+def _settle(f: Figure) -> None:
+    """Make a figure's metric and scope agree: a generation rate of all requests, a GPU or a
+    node is a total; a total of one request or user is its generation speed; a latency is one
+    request's or, at a concurrency above one, each user's — never a total; a bare rate at its own
+    concurrency above one is the total over those requests."""
+    if f.metric == "generation_tok_s" and f.scope in ("aggregate", "gpu", "node"):
+        f.metric = "aggregate_throughput"
+    elif f.metric == "aggregate_throughput" and f.scope in ("request", "user"):
+        f.metric = "generation_tok_s"
+    if f.metric in ("ttft", "tpot", "e2e_latency") and f.scope in ("aggregate", "gpu", "node"):
+        f.scope = "user" if (f.concurrency or 0) > 1 else "request"
+    if f.is_rate and f.metric is None and f.scope is None and (f.concurrency or 0) > 1:
+        f.metric, f.scope = "aggregate_throughput", "aggregate"
+        f.why["metric"] = f.why["scope"] = f"inferred: a rate at {f.concurrency} requests in flight is their total"
+
+
 def scope_from_metric(figs: list[Figure]) -> None:
     """A figure whose words give a metric but no scope takes the scope its metric implies: a
     total is `aggregate`, a generation, prefill or latency figure is one request's."""
@@ -464,14 +482,15 @@ def infer_single_request(figs: list[Figure], text_says_concurrent: bool) -> None
     """A tok/s figure with no word for its metric or scope, in a text that states no concurrency
     above one, is read as one request's generation speed (how such claims are meant); the figure
     says so in ``why`` and the field is marked inferred, not stated."""
-    if text_says_concurrent:
-        return
     for f in figs:
         if f.is_rate and f.metric is None and f.scope is None and f.high >= SINGLE_REQUEST_CEILING_TOK_S:
             f.metric, f.scope = "aggregate_throughput", "aggregate"
             f.why["metric"] = f.why["scope"] = (f"inferred: above {SINGLE_REQUEST_CEILING_TOK_S:,} tok/s no single "
                                                 "request runs; a total over many")
-        elif f.is_rate and f.metric is None and f.scope is None:
+    if text_says_concurrent:
+        return
+    for f in figs:
+        if f.is_rate and f.metric is None and f.scope is None:
             f.metric, f.scope = "generation_tok_s", "request"
             f.why["metric"] = f.why["scope"] = "inferred: no metric, scope or concurrency stated"
         elif not f.is_rate and f.scope is None:
