@@ -542,7 +542,8 @@ def parse_claim(text: str) -> Claim:
         foot.setdefault(key, hit)
 
     # --- concurrency of the headline: its own words, else the one stated for the whole text
-    if head.concurrency and not str(head.why.get("scope", "")).startswith("inferred"):
+    stated_scope = head.scope == "request" and not str(head.why.get("scope", "")).startswith(("inferred", "from the metric"))
+    if head.concurrency and (head.why.get("concurrency") or stated_scope):
         f["concurrency"] = head.concurrency
         src["concurrency"] = head.why.get("concurrency") or head.why.get("scope") or head.words
     else:

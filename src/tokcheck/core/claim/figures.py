@@ -118,8 +118,10 @@ _BARE_STRONG = re.compile(
     rf"(?P<word>\bdecod(?:e|ing)|\btg(?:\d+)?(?!\d)(?=\s*(?:约|~|about|:|=|为)\s*\d)|\beval\s+rate|解码|生成速度)\s*(?:速度)?\s*(?:从|from|约|~|about|为|是|of|at|:|=)?\s*"
     rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE +
     rf"(?P<more>(?:\s*[,、]\s*(?:[a-z0-9]+\s*)?(?:为|是|:)?\s*(?P<num2>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE + r")?)", re.I)
-_SHARED_UNIT = re.compile(rf"(?<![\d.])(?P<num>{NUMBER})(?P<word>\s*(?:pp|tg|prefill|decode|prompt|gen|input|output)\d*)?"
-                          rf"\s*(?:/|\band\b|\bvs\.?|\bversus\b|\bor\b|和|与)\s*", re.I)
+_SHARED_UNIT = re.compile(
+    rf"(?<![\d.])(?<!tg\s)(?<!pp\s)(?<!tg)(?<!pp)(?P<num>{NUMBER})"
+    rf"(?:(?P<word>\s*(?:pp|tg|prefill|decode|prompt|gen|input|output)\d*)\s*(?:/|\band\b|\bvs\.?|\bversus\b|\bor\b|和|与)"
+    rf"|\s*(?:/|\bvs\.?|\bversus\b))\s*", re.I)
 _CONTRAST = re.compile(r"\bbut\b|\bwhile\b|\bwhereas\b|\bversus\b|\bvs\.?|\bhowever\b|;|但是?|而|然而|相比之下", re.I)
 _BOUNDARY = re.compile(r"[;!?\n]|\.(?!\d)(?=\s|$)|。")
 _SPLIT = re.compile(r",|;|\band\b|\bwhile\b|\bversus\b|\bvs\.?|\bor\b|\bbut\b|而|和|与|以及|但|对比|相比|→|->")

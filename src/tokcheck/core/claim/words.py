@@ -76,7 +76,7 @@ def _pick(mentions: list[Hit], near: int | None, figures: list[tuple[int, int]] 
     def dist(h: Hit, f: tuple[int, int]) -> int:
         a, b = (h[2], f[0]) if h[2] <= f[0] else (f[1], h[1])
         gap = max(b - a, 0)
-        return gap + (40 if text and re.search(r"[,;.。]\s", text[a:b] + " ") else 0)
+        return gap + (40 if text and re.search(r"[,;(。]|\.\s", text[a:b] + " ") else 0)
 
     def owner(h: Hit) -> int:
         for i, j in chains or ():
@@ -195,7 +195,7 @@ _ENGINES = (
     ("llama.cpp", r"llama[\s\.\-_]*cpp|llama-(?:server|bench|batched-bench|cli)\b"),
     ("Ollama", r"\bollama\b"),
     ("LM Studio", r"lm[\s\-]*studio"),
-    ("MLX", r"\bmlx(?:[\s\-_]*(?:lm|vlm))?\b"),
+    ("MLX", r"\bmlx(?:[\s\-_]*(?:lm|vlm))?\b(?![\-_]community)"),
     ("TGI", r"\btgi\b|text[\s\-]generation[\s\-]inference"),
     ("LMDeploy", r"\blmdeploy\b"),
     ("ExLlamaV2", r"exllama(?:v[23])?|tabbyapi"),
@@ -239,7 +239,7 @@ _N2 = rf"(?P<n2>{NUMBER})\s*(?P<k2>k|千)?(?![\d.])"
 
 
 def _length(m: re.Match, g: str = "n", k: str = "k", kilo: int = 1000) -> int:
-    return int(to_float(m.group(g)) * (kilo if m.group(k) else 1))
+    return round(to_float(m.group(g)) * (kilo if m.group(k) else 1))  # an average "216.79" is 217
 
 
 def _nearest_match(patterns: list[str], t: str, near: int | None, taken: tuple[int, int] | None = None) -> re.Match | None:
@@ -282,8 +282,9 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
         pats = [rf"(?:input|prompt|context\s+of\s+the\s+prompt|输入|提示词?|isl)\s*(?:length|长度|len|size|tokens?)?\s*"
                 rf"(?:of|=|:|约|为|是)?\s*~?\s*{_N}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
                 rf"{_N}\s*(?:input|prompt|输入)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
-                rf"{_N}[\s\-]*tokens?\s+(?:[a-z]+\s+)?(?:of\s+)?(?:input|prompt|document|context\s+of\s+input)\b",
-                rf"(?:prompt\s+eval\w*|evaluated|prompt\s+processing)\s+(?:over|of|on)\s+{_N}\s*tokens?"]
+                rf"{_N}[\s\-]*tokens?\s+(?:[a-z]+\s+)?(?:of\s+)?(?:inputs?|prompts?|documents?|context\s+of\s+input)\b",
+                rf"(?:prompt\s+eval\w*|evaluated|prompt\s+processing)\s+(?:over|of|on|at)\s+{_N}\s*tokens?",
+                rf"{_N}\s*长度(?:的)?(?:文本|输入|prompt)"]
         if prefill_headline:
             pats.append(r"\bpp\s*(?P<n>\d+)\b(?P<k>)")
         m = _nearest_match(pats, t, near)
