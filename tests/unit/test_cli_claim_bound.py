@@ -22,14 +22,17 @@ def test_readme_first_command_report():
     text = out.stdout
     assert "missing" in text and "reference impression only" in text
     assert "BF16" in text and "569 GB" in text  # what full precision means, and its size
-    assert "hard bound" in text and "fits" in text and "no:" in text  # BF16 weights do not fit one H200
-    assert "needs_explanation" in text
+    assert "hard bound" in text and "fits" in text and "Precision readings" in text
+    assert "not stated" in text and "2× H200" in text  # the unstated count is sized to the weights
+    assert "Verdict: plausible" in text
 
 
-def test_readme_claim_without_gpu_says_bound_needs_gpu():
+def test_readme_claim_without_gpu_prints_requirements():
     out = _run("claim", README_CLAIM)
     assert out.returncode == 0, out.stderr
-    assert "needs a GPU" in out.stdout and "bytes per token" in out.stdout and "569 GB" in out.stdout
+    text = out.stdout
+    assert "no GPU stated" in text and "bytes per token" in text and "569 GB" in text
+    assert "Requirements at BF16" in text and "Requirements at released" in text
 
 
 def test_claim_json_keys(capsys):

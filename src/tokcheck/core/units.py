@@ -86,6 +86,19 @@ def parse_fraction(text: str, what: str, *, allow_zero: bool = False, meaning: s
     return value
 
 
+def plain_number(x) -> str:
+    """A figure as people write it, never in exponent form: ``100000`` → ``100,000``,
+    ``2.49e6`` → ``2,490,000``, ``93.5`` → ``93.5``; a ``(lo, hi)`` range → ``lo–hi``; None → ``n/a``."""
+    if x is None:
+        return "n/a"
+    if isinstance(x, (list, tuple)):
+        return "–".join(plain_number(v) for v in x)
+    v = float(f"{float(x):.6g}")
+    if v.is_integer():
+        return f"{int(v):,}"
+    return f"{v:,.4g}" if abs(v) < 1000 else f"{v:,.1f}"
+
+
 def sig3(x: float) -> str:
     """``x`` to 3 significant digits with thousands separators: 27.5, 181, 1,160, 0.512.
 

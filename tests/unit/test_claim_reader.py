@@ -1,0 +1,275 @@
+"""The claim reader on each kind of real-world phrasing, with the true value.
+
+The texts are made up in the shape of real public claims (the corpus in tests/data/claims holds
+the real ones, measured by benchmarks/claims_corpus.py); each assertion is what the words state.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tokcheck.core.claim import parse_claim
+
+
+def head(text):
+    c = parse_claim(text)
+    return c, c.headline
+
+
+# --- 1. a word or a unit form between the number and the unit ----------------------------------
+
+@pytest.mark.parametrize("text, value, unit, metric", [
+    ("only 30 output tokens/s for a single request", 30, "tok/s", "generation_tok_s"),
+    ("the cluster sustains 34,491 total tokens/s", 34491, "tok/s", "aggregate_throughput"),
+    ("a rack serves 1.5 million tokens per second", 1.5e6, "tok/s", "aggregate_throughput"),
+    ("the 8B model gives 40+ token/s", 40, "tok/s", "generation_tok_s"),
+    ("13,386 output tokens per second per GPU on the rack", 13386, "tok/s", "aggregate_throughput"),
+    ("Qwen3-8B at 108 T/s", 108, "tok/s", "generation_tok_s"),
+    ("Llama 3.1 70B Q4 runs 22 t/s", 22, "tok/s", "generation_tok_s"),
+    ("the 4090 does 0.42 秒/1k tokens", 0.42, "s/1k tok", None),
+    ("decode costs 12 ms/token on one H100", 12, "ms/tok", "tpot"),
+    ("gpt-oss-20b ran at 132,75 TPS on Vulkan", 132.75, "tok/s", "generation_tok_s"),
+])
+def test_unit_forms(text, value, unit, metric):
+    _, h = head(text)
+    assert (h.value, h.unit, h.metric) == (pytest.approx(value), unit, metric)
+
+
+def test_ttft_change_in_chinese_keeps_the_result():
+    c, h = head("优化后 TTFT 从 35.15 秒降到 8.66 秒")
+    assert [(f.value, f.unit, f.metric) for f in c.figures] == [(35.15, "s", "ttft"), (8.66, "s", "ttft")]
+    assert h.value == 8.66
+
+
+# --- 2. several figures, each with its role ----------------------------------------------------
+
+def test_prefill_and_generation():
+    c, h = head("on a 3090: prompt processing 4668 tok/s, generation 93 tok/s")
+    assert [(f.value, f.metric) for f in c.figures] == [(4668, "prefill_tok_s"), (93, "generation_tok_s")]
+    assert h.value == 93
+
+
+def test_prefill_and_generation_chinese_up_to():
+    c, h = head("KTransformers 预处理最高 286 tokens/s，生成最高 14 tokens/s")
+    assert [(f.metric, f.qualifier) for f in c.figures] == [("prefill_tok_s", "up_to"), ("generation_tok_s", "up_to")]
+    assert h.value == 14
+
+
+def test_single_stream_and_aggregate_each_keep_their_concurrency():
+    c, h = head("210 tok/s single-stream and ~700 tok/s aggregate across 10 concurrent requests")
+    a, b = c.figures
+    assert (a.value, a.scope, a.concurrency) == (210, "request", 1)
+    assert (b.value, b.scope, b.metric, b.concurrency, b.qualifier) == (700, "aggregate", "aggregate_throughput", 10, "approx")
+    assert h is a and c.fields["concurrency"] == 1
+
+
+def test_speculative_decoding_figure_is_the_headline():
+    c, h = head("158 tok/s plain, 373 tok/s with MTP")
+    assert [f.spec_decoding for f in c.figures] == [False, True]
+    assert h.value == 373 and c.fields["speculative_decoding"] is True
+
+
+def test_per_user_and_maximum_throughput():
+    c, h = head("DeepSeek-R1 at 250 tokens per second per user, or 30,000 tokens per second maximum throughput")
+    a, b = c.figures
+    assert (a.scope, a.metric) == ("user", "generation_tok_s")
+    assert (b.scope, b.metric) == ("aggregate", "aggregate_throughput")
+    assert h is a
+
+
+@pytest.mark.parametrize("text, value, qualifier", [
+    ("Qwen3-32B 20~30 tok/s", (20, 30), None),
+    ("Llama 3.1 8B at 190-195 tok/s", (190, 195), None),
+    ("gpt-oss-120b up to 60 tok/s", 60, "up_to"),
+    ("gpt-oss-120b over 60 tok/s", 60, "over"),
+    ("Qwen3-8B 约 58 tok/s", 58, "approx"),
+])
+def test_ranges_and_qualifiers(text, value, qualifier):
+    _, h = head(text)
+    assert h.value == value and h.qualifier == qualifier
+
+
+def test_every_figure_keeps_its_span():
+    text = "prompt processing 4668 tok/s, generation 93 tok/s"
+    c = parse_claim(text)
+    assert [text[s:e] for s, e in (f.span for f in c.figures)] == ["4668 tok/s", "93 tok/s"]
+
+
+# --- 3. counts ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, gpu, count", [
+    ("Llama 3.1 70B on H100 x2 at 40 tok/s", "H100 SXM", 2),
+    ("Llama 3.1 70B on H100*2 at 40 tok/s", "H100 SXM", 2),
+    ("Llama 3.1 70B on 2x H100 at 40 tok/s", "H100 SXM", 2),
+    ("Llama 3.1 70B on two H100s at 40 tok/s", "H100 SXM", 2),
+    ("Llama 3.3 70B on dual RTX 5090s at 30 tok/s", "RTX 5090", 2),
+    ("Qwen3-32B on quad RTX 3090 at 30 tok/s", "RTX 3090", 4),
+    ("Qwen3-235B-A22B on H200 with TP=8 at 80 tok/s", "H200", 8),
+    ("Qwen3-235B-A22B on H200, -tp 2, 80 tok/s", "H200", 2),
+    ("Qwen3-32B 8-way tensor parallel on H20 at 80 tok/s", "H20", 8),
+    ("Qwen3-235B-A22B 8 卡 H20 跑出 80 tok/s", "H20", 8),
+    ("Qwen3-32B 双卡 4090 跑出 30 tok/s", "RTX 4090", 2),
+    ("Qwen3-32B 四卡 A100 跑出 60 tok/s", "A100 80GB SXM", 4),
+    ("Qwen3-32B 单卡 H200 全精度 58 tok/s", "H200", 1),
+    ("DeepSeek-R1 on an HGX B200 at 250 tok/s per user", "B200", 8),
+    ("DeepSeek-R1 on a DGX H100 at 40 tok/s", "H100 SXM", 8),
+    ("DeepSeek-R1 on a GB200 NVL72 at 1,000,000 tok/s total", "GB200", 72),
+    ("Llama 3.1 405B on a p5.48xlarge at 30 tok/s", "H100 SXM", 8),
+    ("eight Blackwell GPUs serve DeepSeek-R1 at 250 tok/s per user on a DGX B200", "B200", 8),
+])
+def test_gpu_counts(text, gpu, count):
+    f = parse_claim(text).fields
+    assert (f.get("gpu"), f.get("gpu_count")) == (gpu, count)
+
+
+def test_a_gpu_model_number_is_not_a_length():
+    f = parse_claim("Qwen3-8B on an RTX 4070 at 45 tok/s").fields
+    assert f.get("input_tokens") is None and f.get("output_tokens") is None and f.get("max_model_len") is None
+
+
+def test_a_compared_gpu_is_not_the_claims():
+    f = parse_claim("MI355X GPUs broke 1 million tokens per second on Llama 2 70B, up to 3.1x the MI325X").fields
+    assert f["gpu"] == "MI355X"
+
+
+# --- 4. concurrency and scope ------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, concurrency", [
+    ("Qwen3-8B at batch size 4: 400 tok/s", 4),
+    ("Qwen3-8B bs=32 gives 2000 tok/s", 32),
+    ("Qwen3-8B with 32 concurrent requests: 2000 tok/s", 32),
+    ("Qwen3-8B with 64 users: 3000 tok/s total", 64),
+    ("Qwen3-8B 并发 32 吞吐 2000 tok/s", 32),
+    ("Qwen3-8B at concurrency 1: 120 tok/s", 1),
+    ("Qwen3-8B single stream 120 tok/s", 1),
+    ("Qwen3-8B 单请求 120 tok/s", 1),
+])
+def test_concurrency(text, concurrency):
+    assert parse_claim(text).fields.get("concurrency") == concurrency
+
+
+def test_the_speed_is_never_the_concurrency():
+    f = parse_claim("Qwen3-8B reaches 195 tok/s, tested at concurrency 1").fields
+    assert f["value"] == 195 and f["concurrency"] == 1
+
+
+@pytest.mark.parametrize("text, scope", [
+    ("DeepSeek-R1 at 250 tok/s per user", "user"),
+    ("DeepSeek-R1 at 7,583 tok/s per GPU", "gpu"),
+    ("DeepSeek-R1 at 22,300 tok/s per node", "node"),
+    ("DeepSeek-R1 at 2,300 tok/s total", "aggregate"),
+    ("DeepSeek-R1 throughput 2,300 tok/s", "aggregate"),
+])
+def test_scope(text, scope):
+    assert parse_claim(text).headline.scope == scope
+
+
+# --- 5. precision words, and what is not weight precision ------------------------------------
+
+@pytest.mark.parametrize("text, precision", [
+    ("Qwen3-32B Q4_K_M at 30 tok/s", "Q4_K_M"),
+    ("Qwen3-32B Q8_0 at 20 tok/s", "Q8_0"),
+    ("Qwen3-32B Q2_K at 40 tok/s", "Q2_K"),
+    ("DeepSeek-R1 UD-IQ1_S at 7 tok/s", "UD-IQ1_S"),
+    ("DeepSeek-R1 IQ2_XXS at 7 tok/s", "IQ2_XXS"),
+    ("Qwen3-32B AWQ at 60 tok/s", "INT4"),
+    ("Qwen3-32B GPTQ at 60 tok/s", "INT4"),
+    ("Qwen3-32B W4A16 at 60 tok/s", "INT4"),
+    ("Qwen3-32B W8A8 at 50 tok/s", "INT8"),
+    ("Qwen3-32B in 4-bit at 60 tok/s", "INT4"),
+    ("Qwen3-32B in 8-bit at 50 tok/s", "INT8"),
+    ("Qwen3-32B FP8 at 50 tok/s", "FP8"),
+    ("DeepSeek-R1 FP4 at 250 tok/s per user", "FP4"),
+    ("DeepSeek-R1 NVFP4 at 250 tok/s per user", "NVFP4"),
+    ("gpt-oss-120b MXFP4 at 60 tok/s", "MXFP4"),
+    ("Qwen3-32B Q4 量化 30 tok/s", "INT4"),
+    ("Qwen3-32B BF16 at 30 tok/s", "BF16"),
+    ("Llama 2 70B f16 at 4.81 tok/s", "FP16"),
+    ("Qwen3-32B 全精度 30 tok/s", "full"),
+    ("满血版 DeepSeek-R1 10 tok/s", "full"),
+    ("Qwen3-32B original weights, 30 tok/s", "full"),
+])
+def test_precision_words(text, precision):
+    assert parse_claim(text).fields.get("precision") == precision
+
+
+@pytest.mark.parametrize("text, kv", [
+    ("Qwen3-8B BF16 weights with an FP8 KV cache: 120 tok/s", "FP8"),
+    ("Qwen3-30B-A3B Q4_K_M with q8_0 KV cache at 90 tok/s", "Q8_0"),
+])
+def test_a_kv_cache_format_is_not_the_weights(text, kv):
+    c = parse_claim(text)
+    assert c.footprint["kv_cache_dtype"] == kv and c.fields["precision"] != kv
+
+
+@pytest.mark.parametrize("text, key, value", [
+    ("Qwen3-8B, not a quantized version, 120 tok/s", "quantization", "none"),
+    ("Qwen3-8B 未量化 120 tok/s", "quantization", "none"),
+    ("DeepSeek-V3 at 20 tok/s, no MTP", "speculative_decoding", False),
+    ("Llama 3.1 8B at 150 tok/s without speculative decoding", "speculative_decoding", False),
+    ("DeepSeek-R1 不开投机解码 20 tok/s", "speculative_decoding", False),
+])
+def test_negations(text, key, value):
+    assert parse_claim(text).fields.get(key) == value
+
+
+@pytest.mark.parametrize("text, key, value", [
+    ("Mixtral 8x7B in 14GB of weights at 30 tok/s", "weights_gb", 14),
+    ("Qwen3-32B 显存占用约 65GB，30 tok/s", "memory_used_gb", 65),
+    ("DeepSeek-R1 on H200 at 40 tok/s, 182GB per card used", "memory_used_gb", 182),
+    ("gpt-oss-120b at 20 tok/s with 18.5 GB in system RAM", "host_memory_gb", 18.5),
+    ("Llama 3.1 70B at 3 tok/s with 16 of 80 layers on the GPU", "gpu_layers", 16),
+    ("gpt-oss-120b at 25 tok/s with --n-cpu-moe 36", "n_cpu_moe", 36),
+])
+def test_stated_footprints(text, key, value):
+    assert parse_claim(text).footprint.get(key) == value
+
+
+# --- 6. names ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, model", [
+    ("DeepSeek 671B at 20 tok/s", "DeepSeek V3"),
+    ("满血版 DeepSeek 10 tok/s", "DeepSeek V3"),
+    ("满血版 DeepSeek-R1 10 tok/s", "DeepSeek R1"),
+    ("V4-Flash at 80 tok/s on an H200", "DeepSeek V4 Flash"),
+    ("gpt-oss:20b at 150 tok/s", "gpt-oss-20b"),
+    ("qwen3:14b-fp8 at 70 tok/s", "Qwen3-14B"),
+    ("Qwen/Qwen3-Coder-30B-A3B-Instruct-AWQ at 100 tok/s", "Qwen3-Coder-30B-A3B"),
+    ("Llama 3.3 70B at 30 tok/s", "Llama 3.3 70B"),
+    ("Llama 3.1 70B at 30 tok/s", "Llama 3.1 70B"),
+    ("7B 的 Deepseek-r1 跑出 50 tok/s", "DeepSeek-R1-Distill-Qwen-7B"),
+])
+def test_model_names(text, model):
+    assert parse_claim(text).fields.get("model") == model
+
+
+def test_hugging_face_id_gives_model_and_quantization():
+    f = parse_claim("Qwen/Qwen3-Coder-30B-A3B-Instruct-AWQ at 100 tok/s").fields
+    assert f["model"] == "Qwen3-Coder-30B-A3B" and f["precision"] == "INT4" and f["quantization"] == "AWQ"
+
+
+def test_ollama_tag_names_the_precision():
+    f = parse_claim("qwen3:14b-fp8 at 70 tok/s").fields
+    assert f["precision"] == "FP8"
+
+
+@pytest.mark.parametrize("text, gpu", [
+    ("Qwen3-8B on an RTX 3090 Ti at 90 tok/s", "RTX 3090 Ti"),
+    ("Qwen3-8B on an RTX 3090 at 90 tok/s", "RTX 3090"),
+    ("Qwen3-8B on a 4090D at 90 tok/s", "RTX 4090 D"),
+    ("Qwen3-8B on an H800 at 90 tok/s", "H800 SXM"),
+    ("Qwen3-8B on an H20 at 90 tok/s", "H20"),
+    ("Qwen3-8B on an A100 40GB at 90 tok/s", "A100 40GB"),
+    ("Qwen3-8B on an A100 80GB at 90 tok/s", "A100 80GB SXM"),
+    ("Qwen3-8B on an H100 PCIe at 90 tok/s", "H100 PCIe"),
+    ("Qwen3-8B on an RTX Pro 6000 Blackwell at 90 tok/s", "RTX PRO 6000 Blackwell"),
+    ("Qwen3-8B on an RTX 6000 Ada at 90 tok/s", "RTX 6000 Ada"),
+])
+def test_gpu_variants_are_different_gpus(text, gpu):
+    assert parse_claim(text).fields.get("gpu") == gpu
+
+
+def test_unknown_names_in_the_text_get_suggestions():
+    c = parse_claim("Qwen3-8B on an RTX 4075 at 90 tok/s")
+    assert c.unknown_names and c.unknown_names[0]["kind"] == "gpu" and c.unknown_names[0]["suggestions"]
+    assert any("did you mean" in n for n in c.notes)
