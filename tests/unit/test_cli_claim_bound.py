@@ -129,3 +129,18 @@ def test_bound_model_directory_and_speculative_decoding(tmp_path, capsys):
 def test_seed_table_through_the_cli(capsys, weights, claim, verdict):
     assert main(["claim", claim, "--weights", weights, "--gpu", "H100", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["verdict"] == verdict
+
+
+def test_every_figure_is_listed_with_its_role_and_the_judged_one_marked():
+    """Two figures of one text: the prompt-processing rate is listed as prefill, the generation
+    rate is the one judged (the headline rule: prefill figures drop out)."""
+    out = _run("claim", "Qwen3-30B-A3B Q4_K_M on an RTX 4090 with llama.cpp: prompt processing "
+                        "4668 tok/s, generation 93 tok/s")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    start = lines.index(next(x for x in lines if x.startswith("Figures (▶ the one judged)")))
+    rows = [x.split() for x in lines[start + 3:start + 5]]
+    assert rows[0][:4] == ["4668", "tok/s", "prefill", "(prompt"]
+    assert rows[1][:4] == ["▶", "93", "tok/s", "generation"]
+    one = _run("claim", "Llama 3.1 8B at 95 tok/s on one H100 SXM")
+    assert "Figures (" not in one.stdout  # a single figure needs no list

@@ -166,6 +166,36 @@ def _bullets(lines: list[str], mark: str = "•", style: str = "") -> Table:
     return g
 
 
+#: What each figure's metric is, in words (the reader's metric names: docs/claims-corpus.md).
+METRIC_WORDS = {"ttft": "TTFT", "tpot": "TPOT (time per output token)", "e2e_latency": "E2E latency",
+                "generation_tok_s": "generation speed (decode)", "e2e_tok_s": "E2E tok/s (TTFT included)",
+                "aggregate_throughput": "throughput (all requests)", "prefill_tok_s": "prefill (prompt processing)"}
+SCOPE_WORDS = {"request": "one stream", "user": "per user", "aggregate": "all requests", "gpu": "per GPU",
+               "node": "per node"}
+QUALIFIER_WORDS = {"up_to": "up to", "over": "over", "approx": "about", "under": "under"}
+
+
+def figures_table(figures: list[dict]) -> Table:
+    """Every figure the text states, with its role; the one judged is marked (the headline:
+    docs/claims-corpus.md, "The headline figure")."""
+    t = Table(title="Figures (▶ the one judged)", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+              show_edge=False)
+    for head in ("", "as written", "what it is", "of", "concurrency", "note"):
+        t.add_column(head)
+    for fig in figures:
+        note = [QUALIFIER_WORDS.get(fig.get("qualifier") or "", "")]
+        if fig.get("spec_decoding"):
+            note.append("with speculative decoding")
+        elif fig.get("spec_decoding") is False:
+            note.append("without speculative decoding")
+        t.add_row("▶" if fig.get("headline") else "", fig.get("words") or _plain(fig.get("value")),
+                  METRIC_WORDS.get(fig.get("metric") or "", "not stated"),
+                  SCOPE_WORDS.get(fig.get("scope") or "", "not stated"),
+                  fmt_count(fig["concurrency"]) if fig.get("concurrency") else "",
+                  ", ".join(x for x in note if x))
+    return t
+
+
 def claim_report(data: dict) -> Group:
     """The ``tokcheck claim`` report from :meth:`ClaimAnalysis.to_json` output."""
     parts = [Text(f"Claim: {data['claim']}", style="bold")]
@@ -175,6 +205,8 @@ def claim_report(data: dict) -> Group:
     for k, v in data["fields"].items():
         ft.add_row(k, str(v))
     parts.append(ft)
+    if len(data.get("figures") or []) > 1:
+        parts.append(figures_table(data["figures"]))
     n = data["present_count"]
     parts.append(Text(f"Completeness: {n} of {n + len(data['missing'])} checklist facts present; missing: "
                       + (", ".join(data["missing"]) or "none")))
