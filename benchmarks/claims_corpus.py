@@ -137,6 +137,8 @@ def evaluate(items: list[dict], judge: bool = True) -> dict:
                 verdict = f"error: {err}"
             confusion[(item["verdict"], verdict)] += 1
             verdicts["agree" if verdict == item["verdict"] else "disagree"] += 1
+            if verdict != item["verdict"]:
+                misses["verdict"].append((item["id"], item["verdict"], verdict))
     fields = {}
     for k, c in counts.items():
         fields[k] = {"recall": c["right"] / c["stated"] if c["stated"] else None,
@@ -155,7 +157,7 @@ def evaluate(items: list[dict], judge: bool = True) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("corpus", nargs="*", type=Path, default=[DEFAULT])
-    ap.add_argument("--show", action="append", default=[], help="print the misses of this field (repeatable)")
+    ap.add_argument("--show", action="append", default=[], help="print the misses of this field, or 'verdict' for the verdicts that disagree (repeatable)")
     ap.add_argument("--no-judge", action="store_true", help="read only; skip the verdicts")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)

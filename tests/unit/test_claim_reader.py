@@ -273,3 +273,69 @@ def test_unknown_names_in_the_text_get_suggestions():
     c = parse_claim("Qwen3-8B on an RTX 4075 at 90 tok/s")
     assert c.unknown_names and c.unknown_names[0]["kind"] == "gpu" and c.unknown_names[0]["suggestions"]
     assert any("did you mean" in n for n in c.notes)
+
+
+# --- words that belong to another run of the same text -------------------------------------------
+
+def test_a_switch_between_two_figures_is_a_change_and_the_better_end_is_the_headline():
+    c, h = head("On one RTX 4090, vLLM ran Qwen3-14B-AWQ at only 6 tok/s; switching to llama.cpp with "
+                "Qwen3-30B-A3B it decodes 150 tok/s.")
+    assert h.value == 150
+    assert c.fields["model"] == "Qwen3-30B-A3B" and c.fields["engine"] == "llama.cpp"
+    assert "precision" not in c.fields  # "-AWQ" is the 14B's, not the 30B's
+    c, h = head("RTX 5090 单卡用 vLLM 跑 Qwen3-14B-AWQ 只有 6 tok/s，换成 llama.cpp 跑 Qwen3-30B-A3B 后解码达到 150 tok/s")
+    assert h.value == 150 and c.fields["engine"] == "llama.cpp"
+
+
+def test_the_same_figure_before_and_after_a_switch_keeps_the_first():
+    c, h = head("8 张 H800 上用 vllm 只能到 1200 tokens/s；换成 8 卡 A800 也是 1200 tokens/s。")
+    assert h.span[0] < 30 and c.fields["gpu"] == "H800 SXM"
+
+
+def test_precision_written_with_another_model_is_not_the_headlines():
+    c, _ = head("MLX compares M5 with M4 time to first token: Qwen3-8B (BF16) from 12.5s to 3.9s, "
+                "Qwen3-14B 4bit from 30.1s to 7.7s.")
+    assert c.fields["value"] == 3.9 and c.fields["precision"] == "BF16"
+    c, _ = head("On a 3090 plus two 3060s, Qwen3 32B in Q8 went from 11.0 to 14.2 tokens per second, "
+                "while Llama-3.1-70B in Q4 went from 8.1 to 9.9.")
+    assert c.fields["precision"] == "Q8_0"
+
+
+def test_an_engine_in_another_clause_belongs_to_that_clauses_figure():
+    c, _ = head("在 4 卡 V100 上用 lmdeploy 部署 Qwen2.5-32B-Instruct-GPTQ-Int4，最高输出速度 70 token/s；"
+                "同一台机器用 vllm 跑 Int8 版本，最高只有 40 token/s。")
+    assert c.fields["value"] == 70 and c.fields["engine"] == "LMDeploy"
+
+
+@pytest.mark.parametrize("text, engine", [
+    ("A single RTX 4090 reaches a peak of 25 tokens/s on OPT-66B, up to 9x faster than llama.cpp.", None),
+    ("A Ryzen AI Max+ 395 box under Ollama with the llama.cpp Vulkan backend ran gpt-oss:120b at 30 tokens/second.",
+     "Ollama"),
+])
+def test_engines_compared_against_or_named_as_a_backend(text, engine):
+    c, _ = head(text)
+    assert c.fields.get("engine") == engine
+
+
+@pytest.mark.parametrize("text", [
+    "Llama 3.1 8B in INT8 runs at 80 tokens/sec on an A100 40GB, suggesting a batch size of 16 to start.",
+    "RTX 5090 单卡 llama.cpp 跑 Qwen3-30B-A3B 解码 150 tok/s，可开 4 路并发。",
+])
+def test_a_concurrency_given_as_advice_or_capacity_is_not_the_runs(text):
+    c, h = head(text)
+    assert "concurrency" not in c.fields and h.metric == "generation_tok_s" and h.scope == "request"
+
+
+@pytest.mark.parametrize("text, gpu", [
+    ("AMD 在 MI300X 上跑 FP8 R1，吞吐量是 H200 的 4 倍、超过每秒 6k Tokens", "MI300X"),
+    ("Llama3.1-70B on two H100 (PCI-E) cards under Ollama ran at 12.1 tokens/S.", "H100 PCIe"),
+    ("在没有 GPU 的环境下，Ollama 跑 Qwen3-8B 可达 9 tokens/s", "CPU"),
+])
+def test_gpu_compared_by_ratio_variant_in_parentheses_and_no_gpu(text, gpu):
+    c, _ = head(text)
+    assert c.fields["gpu"] == gpu
+
+
+def test_a_gpu_also_named_as_a_node_is_not_one_gpu():
+    c, _ = head("SGLang 在 MI300X 上跑 R1，吞吐超过每秒 6k Tokens；MI300X 节点可处理 128 个并发请求。")
+    assert c.fields["gpu"] == "MI300X" and "gpu_count" not in c.fields

@@ -565,3 +565,18 @@ def test_a_model_named_only_by_its_size_is_judged_per_figure_with_a_dense_stand_
     assert [s["verdict"] for s in a.stand_in] == ["plausible", "implausible"]
     assert a.verdict == "implausible"
     assert a.to_json()["stand_in"][0]["size_b"] == 13.0
+
+
+def test_memory_used_above_the_stated_capacity_is_compared_in_the_texts_own_unit():
+    """"16GB unified memory" and "memory spiking to 16.8 GB" are both written in the text's unit:
+    16.8 / 16 = 1.05, above the 2 % slack → an impossible footprint → implausible. (Read against
+    the catalog's 16 GiB = 17.18e9 bytes, 16.8e9 bytes would have passed.) 15.9 GB used
+    (15.9 / 16 = 0.99) is no finding; the speed (8 tok/s, Q4_K_M 8B on an M2 Pro: ~4.9 GB read per
+    token at ~200 GB/s → ~41 tok/s hard bound, 19 %) is plausible on its own."""
+    fields = dict(model="Llama 3.1 8B", precision="Q4_K_M", gpu="Apple M2 Pro", gpu_count=1, gpu_memory_gb=16.0,
+                  value=8.0, unit="tok/s")
+    over = analyze_claim(_claim(footprint={"memory_used_gb": 16.8, "memory_used_scope": "total"}, **fields))
+    assert over.verdict == "implausible"
+    assert any("16.8 GB used" in e for e in over.explanations)
+    fine = analyze_claim(_claim(footprint={"memory_used_gb": 15.9, "memory_used_scope": "total"}, **fields))
+    assert fine.verdict == "plausible"

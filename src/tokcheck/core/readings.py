@@ -327,6 +327,10 @@ def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, note
     if used and setup.gpu is not None and setup.gpu.kind != "host_memory":
         per_dev = (setup.memory_bytes if setup.memory_bytes is not None else setup.gpu.memory_bytes) or 0
         per_used = used * 1e9 if scope == "per_gpu" or setup.count == 1 else used * 1e9 / setup.count
+        if stated_mem:
+            # both written in the text's own unit ("16GB unified memory", "spiking to 16.8 GB"):
+            # compare them as written, not one in GiB and the other in GB
+            per_dev = stated_mem * 1e9
         if per_dev and per_used > per_dev * 1.02:
             findings.append({"check": "memory_used_vs_capacity", "ok": False,
                              "text": f"{fmt(used)} GB used {'per card' if setup.count > 1 else ''} is more than the "

@@ -369,12 +369,22 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
     if h is None:
         return
     f["gpu"], src["gpu"] = h.name, t[h.start:h.end]
+    variant = re.match(r"\s*\(\s*(pci[\s\-]?e|sxm\d?|nvl)\s*\)", t[h.end:h.end + 12], re.I)
+    if variant:  # "four H100 (PCI-E) cards": the form factor written after the name
+        from tokcheck.core.catalog import find_gpu
+
+        try:
+            g = find_gpu(f"{t[h.start:h.end]} {variant.group(1).replace('-', '').replace(' ', '')}")
+            f["gpu"], src["gpu"] = g.name, t[h.start:h.end + variant.end()]
+        except TokcheckError:
+            pass
     c = gpu_count_near(t, h)
     if c:
         f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], h.start):max(c[2], h.end)]
     elif not plural_after(t, h) and not any(o.name != h.name for o in own if abs(o.start - h.start) < 40) \
             and not re.search(r"(?:\d+|[两双多几三四八])\s*台\s*$", t[max(0, h.start - 6):h.start]) \
-            and not re.match(r"\s*(?:[a-z]+\s+)?(?:集群|cluster|机器|nodes?|servers?|racks?|pods?|台)", t[h.end:h.end + 20], re.I):
+            and not any(re.match(r"\s*(?:[a-z]+\s+)?(?:集群|cluster|机器|节点|服务器|nodes?|servers?|racks?|pods?|台)",
+                                 t[o.end:o.end + 20], re.I) for o in own if o.name == h.name):
         foot["_singular"] = (1, h.start, h.end)  # one GPU, unless a count is written elsewhere
     mem = gpu_memory_near(t, h)
     if mem:
@@ -475,7 +485,7 @@ def parse_claim(text: str) -> Claim:
     if "gpu" not in f and unknown_gpu:
         f["gpu"], src["gpu"] = unknown_gpu[0], unknown_gpu[0]
     if "gpu" not in f and re.search(r"cpu[\s\-]only|only\s+(?:on\s+)?(?:the\s+)?cpu|纯\s*cpu|仅用?\s*cpu|no\s+gpu|without\s+(?:a\s+)?gpu|无\s*gpu|"
-                                    r"不用\s*(?:gpu|显卡)|cpu\s+inference|cpu\s*推理", t, re.I):
+                                    r"不用\s*(?:gpu|显卡)|没有\s*(?:gpu|显卡)|cpu\s+inference|cpu\s*推理", t, re.I):
         f["gpu"], src["gpu"] = "CPU", "CPU only"
     mh = _nearest_before(model_hits, head.span[0])
     if mh is not None:
@@ -522,7 +532,9 @@ def parse_claim(text: str) -> Claim:
     spans_ = [fig.span for fig in figs]
     chains = [(i, i + 1) for i in range(len(figs) - 1) if figs[i].before_change]
     eng = engine_words(t, near=head.span[0], figures=spans_, chains=chains)
-    for key, hit in {**precision_words(t, near=head.span[0], figures=spans_, chains=chains), **eng}.items():
+    others = [(h.start, h.end) for h in model_hits if mh is not None and h.name != mh.name]
+    prec = precision_words(t, near=head.span[0], figures=spans_, chains=chains, others=others)
+    for key, hit in {**prec, **eng}.items():
         if key == "kv_cache_dtype":
             foot[key] = hit
             notes.append(f"{t[hit[1]:hit[2]]!r} is the KV cache's format, not the weights'")

@@ -129,6 +129,10 @@ _CHANGE_TO = re.compile(r"(?:(?<!up )(?<!up)\bto\b|\binto\b|(?<!达)到|至|降�
 # "at first … and … after tuning", "起初 … 后": a before/after narrative
 _BEFORE_WORDS = re.compile(r"at\s+first|initially|originally|at\s+the\s+start|before\s+(?:tuning|the|it)|起初|一开始|最初|原来|开启", re.I)
 _AFTER_WORDS = re.compile(r"\bafter\b|\bthen\b|\blater\b|\bnow\b|后|之后|然后|现在|关闭", re.I)
+# "5 tok/s; switching to llama.cpp … 190 tok/s", "只有 5 tok/s，换成 … 后 达到 190": a switch of
+# engine, model or setting between two figures is a before/after change too
+_SWITCH = re.compile(r"\bswitch(?:ing|ed)?\s+(?:to|over\s+to)\b|\bmoving\s+to\b|\bmoved\s+to\b|"
+                     r"换成|换用|改用|改成|切换到|切换为|换到", re.I)
 
 
 @dataclass
@@ -353,6 +357,13 @@ def _nearest(rules, t: str, f: Figure, win: tuple[int, int, int, int]) -> tuple[
     return None if best is None else (best[1], best[2])
 
 
+# Words that make a stated concurrency a capacity or a piece of advice rather than the setting
+# the figure was measured at.
+_CAPACITY = re.compile(r"(?:可开|可以开|可支持|能开|能支持|最多可|建议|推荐|"
+                       r"\bcan\s+(?:handle|serve|support|run|open|take)|\bsupports?|\bsuggest\w*|\brecommend\w*)"
+                       r"[^.;,。]{0,12}$", re.I)
+
+
 def concurrency_mentions(t: str, exclude: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
     """Every stated number of concurrent requests: ``[(value, start, end)]``, never inside a
     figure's own span (the speed is not the concurrency)."""
@@ -363,6 +374,8 @@ def concurrency_mentions(t: str, exclude: list[tuple[int, int]]) -> list[tuple[i
             if any(a <= s < b for a, b in exclude):
                 continue
             n = int(m.group("n"))
+            if _CAPACITY.search(t[max(0, m.start() - 24):m.start()]):
+                continue  # "可开 4 路并发", "suggesting a batch size of 20": advice, not the run's
             if n > 0 and not any(o[1] <= s < o[2] for o in out):
                 out.append((n, m.start(), m.end()))
     return sorted(out, key=lambda o: o[1])
@@ -425,6 +438,10 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             f.scope, f.metric = "aggregate", "aggregate_throughput"
         if i + 1 < len(figs) and figs[i + 1].unit == f.unit and _CHANGE_TO.search(t[f.span[1]:figs[i + 1].span[0]]):
             f.before_change = True
+    for a, b in zip(figs, figs[1:]):
+        if not a.before_change and a.unit == b.unit and _SWITCH.search(t[a.span[1]:b.span[0]]) \
+                and not _BOUNDARY.search(t[a.span[1]:b.span[0]].replace(";", ",")):
+            a.before_change = True
     for i, a in enumerate(figs):
         # "4 tok/s at first and 7.3 tok/s after tuning", "起初 … 0.1 tok/s；调整后 … 2.9 tok/s"
         if a.before_change or not _BEFORE_WORDS.search(t[wins[i][0]:wins[i][3]]):
@@ -519,7 +536,7 @@ def choose_headline(figs: list[Figure]) -> Figure | None:
     # a change "from X to Y" keeps its better end: a higher rate, a lower latency
     drop = set()
     for a, b in zip(figs, figs[1:]):
-        if a.before_change and a in pool and b in pool:
+        if a.before_change and a in pool and b in pool and a.value != b.value:
             worse = (a if a.high <= b.high else b) if a.is_rate else (a if a.high >= b.high else b)
             drop.add(id(worse))
     pool = [f for f in pool if id(f) not in drop] or pool

@@ -95,10 +95,14 @@ _COMPARED = re.compile(r"(?:\bthan|\bvs\.?|\bversus|\bover\s+(?:the|an?)|compare
                        r"比|相比|对比)\s*(?:the\s+|an?\s+|nvidia\s+|amd\s+)?(?:\d+\s*[x×]?\s*)?$", re.I)
 
 
+# "吞吐量是 H200 的 5 倍", "H200 的 2 倍": the name is the baseline of a ratio
+_COMPARED_AFTER = re.compile(r"\s*(?:gpus?|显卡)?\s*的\s*(?:\d+(?:\.\d+)?|[一二两三四五六七八九十]+)\s*(?:多)?倍", re.I)
+
+
 def is_comparison(t: str, hit: NameHit) -> bool:
     """Whether a GPU name is what the claim compares against ("30% more than H200 GPUs",
-    "up to 3.1x the MI325X"), not the hardware it ran on."""
-    return bool(_COMPARED.search(t[max(0, hit.start - 24):hit.start]))
+    "up to 3.1x the MI325X", "是 H200 的 5 倍"), not the hardware it ran on."""
+    return bool(_COMPARED.search(t[max(0, hit.start - 24):hit.start]) or _COMPARED_AFTER.match(t[hit.end:hit.end + 16]))
 
 
 def gpu_count_anywhere(t: str, exclude: list[tuple[int, int]]) -> Hit | None:

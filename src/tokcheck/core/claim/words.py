@@ -57,6 +57,24 @@ def _is_kv(t: str, s: int, e: int) -> bool:
                 or re.match(r"\s*(?:k|v)\s+cache", after))
 
 
+def _others_own(mentions: list[Hit], near: int | None, others: list[tuple[int, int]] | None,
+                figures: list[tuple[int, int]] | None) -> list[Hit]:
+    """Mentions less those that belong to another model than the headline's: written in or right
+    after that model's name ("Qwen3.5-27B-AWQ", "Qwen3-14B 4bit", "Llama-70B in Q4") with no
+    figure in between."""
+    if not others or near is None:
+        return mentions
+    spans = figures or []
+
+    def attached(h: Hit) -> bool:
+        for a, b in others:
+            if a <= h[1] and h[1] - b <= 12 and not any(b <= f[0] < h[1] for f in spans):
+                return True
+        return False
+
+    return [h for h in mentions if not attached(h)]
+
+
 def _pick(mentions: list[Hit], near: int | None, figures: list[tuple[int, int]] | None = None,
           text: str = "", chains: list[tuple[int, int]] | None = None) -> Hit | None:
     """The mention that belongs to the headline figure at ``near``.
@@ -78,11 +96,16 @@ def _pick(mentions: list[Hit], near: int | None, figures: list[tuple[int, int]] 
         gap = max(b - a, 0)
         return gap + (40 if text and re.search(r"[,;(。]|\.\s", text[a:b] + " ") else 0)
 
+    def clause(pos: int) -> int:  # clauses end at ";", "。", "!", "?" or a full stop
+        return len(re.findall(r"[;!?。]|\.(?=\s)", text[:pos])) if text else 0
+
     def owner(h: Hit) -> int:
         for i, j in chains or ():
             if figures[i][1] <= h[1] < figures[j][0]:
                 return i
-        return min(range(len(figures)), key=lambda i: dist(h, figures[i]))
+        # a mention belongs to a figure of its own clause when its clause has one
+        same = [i for i in range(len(figures)) if clause(figures[i][0]) == clause(h[1])]
+        return min(same or range(len(figures)), key=lambda i: dist(h, figures[i]))
 
     head = next((i for i, f in enumerate(figures) if f[0] == near), None)
     own = [h for h in mentions if head is not None and owner(h) == head]
@@ -111,7 +134,7 @@ _BARE_Q = {"2": "Q2_K", "3": "Q3_K_M", "4": "INT4", "5": "Q5_K_M", "6": "Q6_K", 
 
 
 def precision_words(t: str, near: int | None = None, figures: list[tuple[int, int]] | None = None,
-                    chains: list[tuple[int, int]] | None = None) -> dict:
+                    chains: list[tuple[int, int]] | None = None, others: list[tuple[int, int]] | None = None) -> dict:
     """Weight precision and quantization stated in ``t``.
 
     Returns a dict with any of: ``precision`` (FP32, BF16, FP16, FP8, INT8, INT4, FP4, NVFP4,
@@ -119,7 +142,8 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
     precision"/"全精度" without a type), ``quantization`` (AWQ, GPTQ, GGUF, EXL2, bitsandbytes, …
     or ``none`` when negated), ``kv_cache_dtype``, each with ``(value, start, end)``. Where a text
     names several, the one nearest before position ``near`` (the headline figure) is taken
-    (:func:`_pick`).
+    (:func:`_pick`); ``others`` (the spans of models other than the headline's) take the words
+    written with them (:func:`_others_own`).
     """
     out: dict[str, Hit] = {}
     mentions: list[Hit] = []
@@ -150,6 +174,7 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
     full = _FULL_WORDS.search(t)
     if full:
         mentions.append(("full", full.start(), full.end()))
+    mentions = _others_own(mentions, near, others, figures)
     pick = _pick(mentions, near, figures, t, chains)
     if pick is not None and pick[0] == "full" and any(h[0] != "full" for h in mentions):
         # "full precision … BF16": a named type says more than the words "full precision"
@@ -168,7 +193,7 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
             for m in re.finditer(rx, t, re.I):
                 if not _is_kv(t, m.start(), m.end()):
                     methods.append((name, m.start(), m.end()))
-        method = _pick(methods, near, figures, t, chains)
+        method = _pick(_others_own(methods, near, others, figures), near, figures, t, chains)
         if method is not None:
             out["quantization"] = method
         else:
@@ -220,6 +245,13 @@ def engine_words(t: str, near: int | None = None, figures: list[tuple[int, int]]
         for m in re.finditer(rx, t, re.I):
             if not any(h[1] <= m.start() < h[2] for h in hits):
                 hits.append((name, m.start(), m.end()))
+    # an engine a figure is compared against ("11.69x faster than llama.cpp") is not the one it
+    # ran on; a backend ("Ollama with the llama.cpp Vulkan backend") yields to the engine named
+    hits = [h for h in hits if not re.search(r"(?:\bthan|\bvs\.?|\bversus|compared\s+(?:to|with)|比|相比)\s*$",
+                                              t[max(0, h[1] - 16):h[1]], re.I)]
+    backends = [h for h in hits if re.match(r"\s*(?:[\w.\-]+\s+){0,2}back[\s\-]?end", t[h[2]:h[2] + 30], re.I)]
+    if backends and len({h[0] for h in hits} - {h[0] for h in backends}) >= 1:
+        hits = [h for h in hits if h not in backends]
     pick = _pick(hits, near, figures, t, chains) if hits else None
     if pick is None and hits:
         pick = min(hits, key=lambda h: h[1])
