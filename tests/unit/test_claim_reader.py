@@ -339,3 +339,12 @@ def test_gpu_compared_by_ratio_variant_in_parentheses_and_no_gpu(text, gpu):
 def test_a_gpu_also_named_as_a_node_is_not_one_gpu():
     c, _ = head("SGLang 在 MI300X 上跑 R1，吞吐超过每秒 6k Tokens；MI300X 节点可处理 128 个并发请求。")
     assert c.fields["gpu"] == "MI300X" and "gpu_count" not in c.fields
+
+
+def test_a_count_of_one_is_read_from_its_article():
+    """'an RTX 4090' is one GPU, and the words it was read from start at the article (they once
+    began inside the quantization name before it: 'K_M on an RTX 4090')."""
+    c = parse_claim("Qwen3-30B-A3B Q4_K_M on an RTX 4090 with llama.cpp: generation 93 tok/s")
+    assert c.fields["gpu_count"] == 1 and c.sources["gpu_count"] == "an RTX 4090"
+    c = parse_claim("Llama 3.1 8B on a single H100 SXM: 95 tok/s")
+    assert c.fields["gpu_count"] == 1 and c.sources["gpu_count"] == "a single H100 SXM"

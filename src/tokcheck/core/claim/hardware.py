@@ -83,9 +83,9 @@ def gpu_count_near(t: str, hit: NameHit) -> Hit | None:
                 return n, hit.end, hit.end + m.end()
     if re.match(r"\s*(?:node|server|box|machine|system|host|instance|pod|rack)s?\b", after, re.I):
         return None  # "a single H200 node" counts nodes, not GPUs
-    if re.search(r"\b(?:an?|one|a\s+single|single)\s+(?:[a-z]+[\-][a-z]+\s+|[a-z]+\s+)?(?:nvidia\s+|amd\s+|geforce\s+)?$",
-                 before, re.I) and not re.search(r"\b(?:an?|one)\s+(?:of|more|other)\s+|\bnot\s+(?:an?|one)\s+\S*\s*$", before, re.I):
-        return 1, hit.start - 10, hit.start
+    if (one := re.search(r"\b(?:an?|one|a\s+single|single)\s+(?:[a-z]+[\-][a-z]+\s+|[a-z]+\s+)?(?:nvidia\s+|amd\s+|geforce\s+)?$",
+                         before, re.I)) and not re.search(r"\b(?:an?|one)\s+(?:of|more|other)\s+|\bnot\s+(?:an?|one)\s+\S*\s*$", before, re.I):
+        return 1, hit.start - len(before) + one.start(), hit.start  # from the article: "an RTX 4090"
     return None
 
 
