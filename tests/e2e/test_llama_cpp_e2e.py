@@ -14,12 +14,11 @@ import re
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 import httpx
 import pytest
 
-from procs import Output, group_members, kill_group, wait_gone
+from procs import Output, group_members, kill_group, servers_on_port, wait_gone
 from tokcheck.cli import main
 from tokcheck.record.store import load_run, read_requests
 
@@ -29,17 +28,7 @@ INPUT_LEN, OUTPUT_LEN, QUALITY_TOKENS = 32, 32, 64
 
 
 def _llama_servers_on_port(port: int) -> list[int]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z" and b"llama_cpp.server" in argv and b"--port" in argv \
-                and argv[argv.index(b"--port") + 1] == str(port).encode():
-            found.append(int(pid))
-    return found
+    return servers_on_port(port, b"llama_cpp.server", pids=True)
 
 
 @pytest.fixture(scope="module")

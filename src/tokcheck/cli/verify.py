@@ -136,14 +136,9 @@ def run(args: argparse.Namespace) -> int:
     from tokcheck.analysis.verify import verify
 
     tolerance = parse_tolerance(args.tolerance)
-    tool = None
-    if args.claim_tool:
-        from tokcheck.analysis.definitions import tool_name
+    from tokcheck.analysis.definitions import claim_tool_option
 
-        try:
-            tool = tool_name(args.claim_tool)
-        except ValueError as err:
-            raise TokcheckError(f"--claim-tool: {err}") from None
+    tool = claim_tool_option(args.claim_tool)
     run_ = load_run(args.run)
     fields = claim_fields(args.claim, metric=args.metric, concurrency=args.concurrency, gpu=args.gpu)
     verdict = verify(fields, run_, tolerance=tolerance, bound=bound_for(fields, run=run_),
