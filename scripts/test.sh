@@ -2,9 +2,9 @@
 # The whole test suite, from a fresh clone: a virtualenv with tokcheck and its test extras,
 # Debian's chromium for the report's browser check (when apt is at hand), then pytest.
 # The end-to-end tests provision vLLM for the CPU in its own cached virtualenv themselves
-# (~/.cache/tokcheck, about 2 minutes and 3.5 GB the first time), and llama.cpp in another
-# (llama-cpp-python compiled here with cmake and the C/C++ compiler: about 6-12 minutes on two
-# cores the first time, 170 MB).
+# (~/.cache/tokcheck, 2 to 6 minutes and 2.5 GB the first time), and llama.cpp in another
+# (llama-cpp-python compiled here with cmake and the C/C++ compiler: 6 to 14 minutes on two
+# cores the first time, 170 MB); each install's full log goes to ~/.cache/tokcheck/logs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}

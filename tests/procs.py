@@ -107,3 +107,20 @@ def wait_gone(pids: list[int], timeout_s: float) -> list[int]:
             return []
         time.sleep(0.1)
     return [p for p in pids if alive(p)]
+
+
+def servers_on_port(port: int, module: bytes, *, pids: bool = False) -> list:
+    """Command lines (or pids) of live (not zombie) servers run as ``python -m module`` (its
+    name in argv) and started with ``--port port``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state == "Z" or module not in argv:
+            continue
+        if b"--port" in argv and argv[argv.index(b"--port") + 1] == str(port).encode():
+            found.append(int(pid) if pids else b" ".join(argv).decode(errors="replace"))
+    return found

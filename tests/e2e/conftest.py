@@ -5,25 +5,15 @@ from __future__ import annotations
 
 import os
 import signal
-from pathlib import Path
 
 import pytest
 
+from procs import servers_on_port
+
 
 def vllm_processes_on_port(port: int, *, pids: bool = False) -> list:
-    """Command lines (or pids) of live (not zombie) vLLM servers started with ``--port port``."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state == "Z" or b"vllm.entrypoints.openai.api_server" not in argv:
-            continue
-        if b"--port" in argv and argv[argv.index(b"--port") + 1] == str(port).encode():
-            found.append(int(pid) if pids else b" ".join(argv).decode(errors="replace"))
-    return found
+    """Command lines (or pids) of live vLLM servers started with ``--port port``."""
+    return servers_on_port(port, b"vllm.entrypoints.openai.api_server", pids=pids)
 
 
 def kill_vllm_on_port(port: int) -> None:

@@ -30,6 +30,11 @@ def test_demo_runs_the_learning_path(tiny_llama, vllm_python, tmp_path, capsys,
     for step in ("1/5", "2/5", "3/5", "4/5", "5/5"):
         assert step in printed
     assert "FULL PRECISION (BF16)" in printed
+    # the figures are this machine's at its load; the next steps run on a CPU (no vLLM FP8 here)
+    assert "These are this machine's figures at its load then" in " ".join(printed.split())
+    steps = printed[printed.index("Next steps:"):]
+    assert "tokcheck demo --engine llama.cpp" in steps and "--quantization" not in steps
+    assert not re.search(r"\b(None|True|False)\b", printed[printed.index("precision: "):])
     for name, levels in (("single", [1]), ("concurrency", [2])):
         run = json.loads((out / name / "run.json").read_text())
         summary = json.loads((out / name / "summary.json").read_text())
@@ -47,6 +52,22 @@ def test_demo_runs_the_learning_path(tiny_llama, vllm_python, tmp_path, capsys,
     # No engine process is left on the port the demo used.
     port = int(re.search(r"--port\s+(\d+)", printed).group(1))
     assert engine_processes(port) == []
+
+
+def test_demo_json_is_the_result_alone(tiny_llama, vllm_python, tmp_path, capsys, engine_processes):
+    """`tokcheck demo --json`: stdout holds one JSON document (the engine's and the audit's
+    verdicts, each level's medians), the steps went to stderr."""
+    out = tmp_path / "demo-json"
+    rc = main(["demo", "--json", "--out", str(out), "--python", str(vllm_python), "--input-len", "32",
+               "--output-len", "16", "--concurrency", "2", "--rounds", "1"])
+    captured = capsys.readouterr()
+    assert rc == 0
+    data = json.loads(captured.out)
+    assert data["engine"] == "vllm" and data["dtype"] == "bfloat16" and data["precision"] == "full precision"
+    assert [r["name"] for r in data["runs"]] == ["single", "concurrency"]
+    assert [lv["concurrency"] for r in data["runs"] for lv in r["levels"]] == [1, 2]
+    assert all(lv["requests_failed"] == 0 and lv["ttft_ms"] > 0 for r in data["runs"] for lv in r["levels"])
+    assert data["startup_s"] > 0 and "1/5" in captured.err
 
 
 def test_ctrl_c_during_the_bench_step_keeps_a_summary(tiny_llama, vllm_python, tmp_path):

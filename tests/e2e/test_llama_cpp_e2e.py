@@ -14,12 +14,11 @@ import re
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 import httpx
 import pytest
 
-from procs import Output, group_members, kill_group, wait_gone
+from procs import Output, group_members, kill_group, servers_on_port, wait_gone
 from tokcheck.cli import main
 from tokcheck.record.store import load_run, read_requests
 
@@ -29,17 +28,7 @@ INPUT_LEN, OUTPUT_LEN, QUALITY_TOKENS = 32, 32, 64
 
 
 def _llama_servers_on_port(port: int) -> list[int]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z" and b"llama_cpp.server" in argv and b"--port" in argv \
-                and argv[argv.index(b"--port") + 1] == str(port).encode():
-            found.append(int(pid))
-    return found
+    return servers_on_port(port, b"llama_cpp.server", pids=True)
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +57,15 @@ def test_sizes_bits_and_memory_order_q4_k_m_below_q8_0_below_f16(demo):
                                "generation_tok_s", "output_throughput_tok_s", "token_agreement"]
     f16, q8, q4 = rows["F16"], rows["Q8_0"], rows["Q4_K_M"]
     assert q4["file_bytes"] < q8["file_bytes"] < f16["file_bytes"]
-    assert q4["peak_rss_bytes"] < q8["peak_rss_bytes"] < f16["peak_rss_bytes"], \
-        [r["peak_rss_bytes"] for r in data["rows"]]
+    # Memory in the files' order, as llama.cpp accounts the weights it holds (its log's model
+    # buffers: Q4_K_M's plain and CPU-repacked buffers together).
+    assert q4["model_buffer_bytes"] < q8["model_buffer_bytes"] < f16["model_buffer_bytes"]
+    # The process's peak: F16 holds 3.2-4.5 MB more weights than either quantized file, more than
+    # the few MB the Python server's heap moves between starts; Q8_0 and Q4_K_M differ by 1.3 MB
+    # of weights, within that noise (a CI run saw Q4_K_M's peak 0.7 MB above Q8_0's), so their
+    # order is the buffers' above, and the output says so when the peaks disagree.
+    rss = [r["peak_rss_bytes"] for r in data["rows"]]
+    assert f16["peak_rss_bytes"] > max(q8["peak_rss_bytes"], q4["peak_rss_bytes"]), rss
     # llama.cpp's exact sizes for the tiny model (3,410,176 weights): F16 16.01, Q8_0 8.52,
     # Q4_K_M 5.35 bits per weight (its Q4_K_M keeps the tied embeddings in Q6_K).
     assert (f16["bits_per_weight"], q8["bits_per_weight"], q4["bits_per_weight"]) == \

@@ -170,3 +170,31 @@ def test_unknown_engine_starts_nothing(tmp_path):
         with serve(_settings(tmp_path)):
             pass
     assert not (tmp_path / "run").exists()
+
+
+def test_a_port_a_stopped_server_left_in_time_wait_is_free_a_listener_is_not():
+    """After a server closes its connections and stops, the kernel keeps them in TIME_WAIT on the
+    server's port for about a minute: `tokcheck serve --port` on that port right after must start
+    (it said "already in use" before), while a port someone listens on is taken."""
+    import socket as socket_
+
+    srv = socket_.socket()
+    srv.setsockopt(socket_.SOL_SOCKET, socket_.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+    port = srv.getsockname()[1]
+    assert port_taken("127.0.0.1", port)          # a listener
+    cli = socket_.create_connection(("127.0.0.1", port))
+    conn, _ = srv.accept()
+    conn.close()                                  # the server side closes first: TIME_WAIT on `port`
+    cli.recv(1)
+    cli.close()
+    srv.close()
+    with socket_.socket() as plain:               # what a plain bind still sees
+        try:
+            plain.bind(("127.0.0.1", port))
+            time_wait_blocks_plain_bind = False
+        except OSError:
+            time_wait_blocks_plain_bind = True
+    assert time_wait_blocks_plain_bind            # the situation is real
+    assert not port_taken("127.0.0.1", port)

@@ -133,3 +133,106 @@ def test_curve_intervals_definitions_and_receipt_in_chromium(report_html):
     assert "vLLM 0.32.0" in html and "GuideLLM v0.7.3" in html and "AIPerf 0.1.1" in html
     receipt = json.loads((report_html.parent / "run" / "receipt.json").read_text())
     assert f"<code>{receipt['digest']}</code>" in html and "verified: every file matches" in html
+
+
+# ---------------------------------------------------------------------------------------------
+# The page as a person sees it: a real run record (bench against the scripted server, with the
+# engine report of a real vLLM-for-the-CPU start-up log), a bound for a GPU the run never used,
+# a claim; rendered by chromium at a laptop's viewport.
+
+VIEWPORT = (1280, 800)
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+# Writes where the headline block sits and the text of every table cell into the DOM.
+_LAYOUT_PROBE = ('<script>window.addEventListener("load",()=>{const h=document.getElementById("headline");'
+                 'const r=h?h.getBoundingClientRect():null;document.body.setAttribute("data-headline",'
+                 'r?[r.top,r.bottom].join(","):"none");document.body.setAttribute("data-cells",JSON.stringify('
+                 '[...document.querySelectorAll("td,th")].map(c=>c.innerText)))})</script>')
+
+
+@pytest.fixture
+def cpu_run_page(server, tiny_tokenizer, tmp_path) -> Path:
+    import json
+
+    from tokcheck.analysis.verify.claim_bound import claim_fields
+    from tokcheck.engines.vllm_log import parse_startup_log
+    from tokcheck.loadgen.bench import BenchConfig, run_bench
+    from tokcheck.machine.doctor import environment_report
+    from tokcheck.machine.weights import audit_server_log
+    from tokcheck.report.bound import bound_for_run
+
+    log = (FIXTURES / "vllm_logs" / "start-ok-eager.log").read_text()
+    engine_report = parse_startup_log(log)
+    engine_report.version = engine_report.version or "0.32.0"
+    serve = {"engine": "vllm", "dtype": "bfloat16", "max_model_len": 2048, "gpu_memory_utilization": None,
+             "tensor_parallel_size": None, "quantization": "none", "enforce_eager": True, "extra_args": [],
+             "argv": ["-m", "vllm.entrypoints.openai.api_server", "--dtype", "bfloat16"], "startup_s": 31.4}
+    extra = {"engine_report": engine_report.to_dict(), "serve": serve,
+             "precision_report": audit_server_log(log, "server.log").to_dict(),
+             "environment": environment_report()}
+    server.script(ttft_ms=30, itl_ms=6)
+    # one level only: its single point is where a legend inside the axes would sit
+    run_bench(BenchConfig(url=server.url, model="scripted", tokenizer=str(tiny_tokenizer), input_len=32,
+                          output_len=16, concurrency=[1], rounds=3, warmup=0, requests_per_round=3,
+                          out=str(tmp_path / "cpu-run"), timeout_s=10), conditions_extra=extra)
+    run = load_run(tmp_path / "cpu-run")
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 256,
+        "intermediate_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "vocab_size": 4096, "max_position_embeddings": 2048,
+        "torch_dtype": "bfloat16", "tie_word_embeddings": True}))
+    bound = bound_for_run(run, gpu="H100", model_dir=model)   # a GPU this CPU run never used
+    assert bound.get("hard_tok_s") and bound["gpu"] == "H100 SXM"
+    fields = claim_fields("scripted on vLLM 0.32.0, BF16, single request, input 32 output 16: 900 tok/s")
+    verdict = verify(fields, run, bound=bound)
+    page = tmp_path / "report.html"
+    page.write_text(render_html([run], verdict, bound))
+    return page
+
+
+def test_the_answer_is_above_the_fold_and_no_cell_speaks_python(cpu_run_page, tmp_path):
+    """Rendered at 1280×800: a screenshot is saved, the headline block (the verdict and the
+    headline numbers) lies wholly within the first screen, and no table cell holds Python's
+    None, True or False."""
+    import json
+
+    shot = tmp_path / "report-first-screen.png"
+    out = _run_chromium(f"--window-size={VIEWPORT[0]},{VIEWPORT[1]}", f"--screenshot={shot}", cpu_run_page.as_uri())
+    assert out.returncode == 0 and shot.exists(), out.stderr[-500:]
+    import matplotlib.image as mpimg
+
+    img = mpimg.imread(str(shot))
+    assert img.shape[:2] == (VIEWPORT[1], VIEWPORT[0])
+    assert (img[..., :3].min(axis=2) < 0.8).mean() > 0.02, "the first screen looks blank"
+
+    probe = tmp_path / "probe.html"
+    probe.write_text(cpu_run_page.read_text().replace("</body>", _LAYOUT_PROBE + "</body>"))
+    dom = _run_chromium(f"--window-size={VIEWPORT[0]},{VIEWPORT[1]}", "--virtual-time-budget=5000",
+                        "--dump-dom", probe.as_uri())
+    assert dom.returncode == 0, dom.stderr[-500:]
+    top, bottom = map(float, re.search(r'data-headline="([^"]*)"', dom.stdout).group(1).split(","))
+    assert 0 <= top < bottom <= VIEWPORT[1], (top, bottom)
+    import html as html_lib
+
+    cells = json.loads(html_lib.unescape(re.search(r'data-cells="([^"]*)"', dom.stdout).group(1)))
+    assert len(cells) > 50
+    python_words = [c for c in cells if re.search(r"\b(None|True|False)\b", c)]
+    assert python_words == []
+    # the answer's parts, in the first block
+    head = dom.stdout[dom.stdout.index('id="headline"'):dom.stdout.index("</section>")]
+    assert "NOT REPRODUCED" in head
+    assert "one request: generation" in head and "tok/s" in head and "the CPU (no GPU)" in head
+    assert "at the load it had then" in head
+    # the bound for a GPU this CPU run never used says so, beside its plot
+    assert ("The bound is for H100 SXM, not the machine this run used (the CPU (no GPU))" in dom.stdout)
+    # readable conditions: yes / no / not stated
+    assert "prefix caching yes" in dom.stdout and "eager mode, no CUDA graphs yes" in dom.stdout
+
+
+def test_page_order_answer_then_plots_then_conditions(cpu_run_page):
+    page = cpu_run_page.read_text()
+    order = [page.index(s) for s in ('id="headline"', "<h2>Plots</h2>", "<h2>Results per level</h2>",
+                                      "<h2>The claim against the run</h2>", "<h2>Conditions</h2>")]
+    assert order == sorted(order)

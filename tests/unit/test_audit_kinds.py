@@ -198,7 +198,7 @@ def test_vllm_log_that_says_quantization_none_but_detected_fp8_is_not_full_preci
     r = audit_server_log(DETECTED + text)
     assert r.verdict == "quantized" and r.method == "fp8" and r.full_precision is False
     assert r.consistent is False and r.precision is None
-    assert r.reasons[0].startswith("the engine states dtype=bfloat16, quantization=None")
+    assert r.reasons[0].startswith("the engine states dtype bfloat16, quantization none")
     assert "Detected fp8 checkpoint" in r.reasons[1] and "disagree" in r.reasons[1]
 
 

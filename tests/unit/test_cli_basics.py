@@ -62,3 +62,40 @@ def test_an_option_type_error_is_one_line_and_exit_1():
                          capture_output=True, text=True)
     assert out.returncode == 1
     assert out.stderr == "Error: --concurrency must be a positive whole number of requests, got '0'\n"
+
+
+def _with_closed_stdout(argv: list[str]) -> subprocess.CompletedProcess:
+    """Run tokcheck with stdout a pipe whose reader is already gone (what `| head -1` leaves once
+    head has its line): every write fails with EPIPE, deterministically."""
+    import os
+
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        return subprocess.run([sys.executable, "-m", "tokcheck", *argv], stdout=w,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(w)
+
+
+def test_a_closed_pipe_ends_every_command_quietly(tiny_tokenizer, tmp_path):
+    """`tokcheck bound … --json | head -1`, `inspect --json | head`: no BrokenPipeError traceback
+    and no "Exception ignored" line, for plain prints (JSON) and rich tables alike; exit 141, as
+    a shell reports for other tools cut off by head."""
+    import json
+
+    import numpy as np
+    from safetensors.numpy import save_file
+
+    d = tmp_path / "m"
+    d.mkdir()
+    (d / "config.json").write_text(json.dumps({"torch_dtype": "bfloat16"}))
+    save_file({"w": np.zeros((8, 8), dtype=np.float16)}, str(d / "model.safetensors"))
+    for argv in (["bound", "--model", "Qwen3-30B-A3B", "--gpu", "H100", "--json"],
+                 ["bound", "--model", "Qwen3-30B-A3B", "--gpu", "H100"],
+                 ["inspect", str(d), "--json"], ["inspect", str(d)],
+                 ["claim", "Qwen3-8B on one H100 at 95 tok/s, single request", "--json"],
+                 ["doctor", "--json"], ["doctor"]):
+        out = _with_closed_stdout(argv)
+        assert out.stderr == "", (argv, out.stderr[-400:])
+        assert out.returncode == 141, argv

@@ -67,7 +67,7 @@ def test_peak_gpu_memory_from_telemetry(tmp_path):
     a = _run(tmp_path, "a", telemetry=tel)
     b = _run(tmp_path, "b", telemetry={"gpu": {"available": True, "gpus": {"0": {"memory_used_peak_bytes": 20 * 2**30}}}})
     by = {r.metric: r for r in side_by_side([a, b]) if r.level == "concurrency 1"}
-    assert by["peak GPU memory"].values == [40.0, 20.0]
+    assert by["peak GPU memory"].values == [40 * 2**30 / 1e9, 20 * 2**30 / 1e9]  # GB
 
 
 def test_text_samples_side_by_side(tmp_path):
@@ -142,3 +142,23 @@ def test_cell_shows_value_spread_and_range():
     assert format_cell(250.0, 22.0, None) == "250 ±22"
     assert format_cell(250.0, None, [240.0, None]) == "250"
     assert format_cell(None, 1.0, [1.0, 2.0]) == "n/a"
+
+
+def test_an_engine_silent_on_speculative_decoding_is_unknown_and_flags_read_yes_no(tmp_path, capsys):
+    """llama.cpp's report holds speculative_config and speculative_decoding as null: not stated,
+    never "on" (it read True before); the table prints yes / no, JSON keeps booleans."""
+    from tokcheck.analysis.compare import run_settings
+
+    silent = {**VLLM_CPU_ENGINE_REPORT, "speculative_config": None, "speculative_decoding": None}
+    a = load_run(write_run_dir(tmp_path / "a", levels={1: {"ttft_ms": 10, "gen_tok_s": 300}}, serve=SERVE,
+                               engine_report=silent))
+    assert run_settings(a)["speculative_decoding"] is None
+    b = _run(tmp_path, "b")
+    assert run_settings(b)["prefix_cache"] in (True, False)
+    assert main(["compare", str(a.path), str(b.path)]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("│ prefix_cache"))
+    assert "True" not in row and "False" not in row and ("yes" in row or "no" in row)
+    assert main(["compare", "--json", str(a.path), str(b.path)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["settings"][1]["prefix_cache"] in (True, False)

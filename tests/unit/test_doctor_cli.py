@@ -91,7 +91,7 @@ def test_checklist_for_a_model_dir(tmp_path: Path, tiny_tokenizer: Path,
     for key in ("dtype", "max_model_len", "gpu_memory_utilization", "tokenizer",
                 "fixed_workload", "rounds", "disk_space"):
         assert items[key]["status"] == "pass", items[key]
-    assert items["disk_space"]["evidence"].startswith("weights on disk: 512.")
+    assert items["disk_space"]["evidence"].startswith("weights on disk: 524 kB")  # 512 KiB
     # No GPU here and no --gpu: nothing to fit into, said so.
     assert items["memory_fit"]["status"] == "unknown"
 
@@ -104,11 +104,11 @@ def test_memory_fit_from_the_roofline(tmp_path: Path, tiny_tokenizer: Path,
     items = {c["key"]: c for c in json.loads(capsys.readouterr().out)["checklist"]}
     assert items["memory_fit"]["status"] == "pass"
     # GQA KV per token = 2 × layers 2 × kv_heads 1 × head_dim 32 × 2 bytes (fp16) = 256.
-    assert "KV cache 256 bytes/token" in items["memory_fit"]["evidence"]
+    assert "KV cache 256 bytes per token" in items["memory_fit"]["evidence"]
     # Only the embedding is on disk (512 KiB of fp16); the config implies more weights.
     assert items["disk_space"]["status"] == "pass"
-    # Expected = embedding 4096×64 + 2 layers of attention and MLP (+ norms), fp16 ≈ 656 KiB.
-    assert "KiB of 656." in items["disk_space"]["evidence"]
+    # Expected = embedding 4096×64 + 2 layers of attention and MLP (+ norms), fp16 ≈ 656 KiB = 672 kB.
+    assert "148 kB of 672 kB weights still to store" in items["disk_space"]["evidence"]
     assert "weights still to store" in items["disk_space"]["evidence"]
     # 4 × 100M tokens of KV cache (≈ 95 GiB each) cannot fit on one H200.
     assert main([*common, "--max-model-len", "400000000"]) == 0

@@ -129,7 +129,7 @@ def test_telemetry_table_shows_gpu_rows(tmp_path: Path) -> None:
     console = Console(record=True, width=120)
     render_telemetry([("c1", tele)], console=console)
     text = console.export_text()
-    assert "GPU memory peak" in text and "2.55 GiB" in text  # 563 + 2048 MiB
+    assert "GPU memory peak" in text and "2.74 GB" in text  # 563 + 2048 MiB = 2.736e9 bytes
     assert "sw_power_cap" in text
     assert "GPU telemetry: none" not in text
 

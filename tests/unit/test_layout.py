@@ -122,3 +122,13 @@ def test_nothing_outside_cli_imports_cli():
     bad = [f"{m} -> {t}" for m, ts in _edges(_modules()).items() for t in ts
            if t.startswith("tokcheck.cli") and not m.startswith("tokcheck.cli") and m != "tokcheck.__main__"]
     assert bad == []
+
+
+def test_test_modules_have_unique_names():
+    """pytest imports test modules by basename (no packages under tests/): two files with one name
+    in different folders stop `bash scripts/test.sh` at collection ("import file mismatch")."""
+    from collections import Counter
+
+    tests = Path(__file__).resolve().parents[1]
+    names = Counter(p.name for p in tests.rglob("test_*.py"))
+    assert [n for n, k in names.items() if k > 1] == []

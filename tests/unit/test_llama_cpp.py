@@ -70,7 +70,7 @@ def test_cmake_args_follow_the_cpu_and_never_turn_amx_on():
 def test_recipe_is_the_cached_environment_of_the_exploration():
     r = llama_cpp_recipe(flags=SPR_FLAGS, machine="x86_64")
     assert r.venv_name == "llama-cpp-python-0.3.36" and r.extras == "[server]"
-    assert r.pip_args == ("--no-cache-dir",)  # pip's wheel cache ignores CMAKE_ARGS
+    assert r.pip_args == ("--no-cache-dir", "-v")  # pip's wheel cache ignores CMAKE_ARGS; -v: the build in the log
     assert dict(r.pip_env)["CMAKE_ARGS"] == SPR_CMAKE
     assert r.marker_key == "llama_cpp_python" and r.check is not None
 

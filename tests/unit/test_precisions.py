@@ -9,7 +9,7 @@ import math
 import pytest
 
 from tokcheck.analysis.quality import GreedyOutput, compare_greedy
-from tokcheck.engines.llama_cpp_log import prompt_token_counts
+from tokcheck.engines.llama_cpp_log import model_buffer_bytes, prompt_token_counts
 from tokcheck.errors import TokcheckError
 from tokcheck.flows.precisions import PrecisionRow, check_rows, speed_vs_bytes
 
@@ -35,8 +35,8 @@ def test_speed_against_bytes_per_token():
                         "decode 1.00x the speed (speed followed bytes 0%).")
     assert lines[2] == ("Q4_K_M reads 4.00x fewer bytes per token than F16; the client measured "
                         "2.00x the speed (speed followed bytes 50%).")
-    assert lines[3].startswith("Peak resident memory of the server: F16 100.0 MiB, Q8_0 98.0 MiB,"
-                               " Q4_K_M 97.0 MiB")
+    assert lines[3].startswith("Peak resident memory of the server: F16 105 MB, Q8_0 103 MB,"
+                               " Q4_K_M 102 MB")  # 100, 98, 97 MiB
     assert math.isclose(math.log(2) / math.log(4), 0.5)
     cached = speed_vs_bytes(rows, cache_bytes=8000)
     assert cached[0].startswith("Every file fits in this CPU's last-level cache")
@@ -81,3 +81,32 @@ def test_rows_that_do_not_compare_are_refused():
     r.exact_output_len, r.tokenizer_identical = True, False
     with pytest.raises(TokcheckError, match="tokenizes differently"):
         check_rows([r], 32)
+
+
+def test_llama_cpp_model_buffers_from_its_log():
+    """The three lines of a real Q4_K_M start (tiny model, CPU build 0.3.36): the plain and the
+    repacked buffer together hold the weights once (1.09 + 1.09 MiB); KV and compute buffers
+    are not weights."""
+    log = ("load_tensors:          CPU model buffer size =     1.09 MiB\n"
+           "load_tensors:   CPU_REPACK model buffer size =     1.09 MiB\n"
+           "llama_kv_cache:        CPU KV buffer size =     4.00 MiB\n"
+           "sched_reserve:        CPU compute buffer size =    23.01 MiB\n")
+    assert model_buffer_bytes(log) == round(2.18 * 2**20)
+    assert model_buffer_bytes("load_tensors:          CPU model buffer size =     6.51 MiB\n") == \
+        round(6.51 * 2**20)
+    assert model_buffer_bytes("nothing here") is None
+
+
+def test_peaks_out_of_the_files_order_are_explained():
+    """Peaks of 113.5, 109.6 and 110.3 MB (a real CI run) are not in the files' order; the
+    weights' own buffers are, and the text says why the peak differs."""
+    rows = [_row("F16", 6_955_520, None, None, rss=113_479_680),
+            _row("Q8_0", 3_760_672, None, None, rss=109_629_440),
+            _row("Q4_K_M", 2_411_552, None, None, rss=110_325_760)]
+    for r, mib in zip(rows, (6.51, 3.46, 2.18)):
+        r.model_buffer_bytes = round(mib * 2**20)
+    lines = speed_vs_bytes(rows)[2:]  # after the two speed lines
+    assert lines[0] == "Weights in memory, as llama.cpp accounts them: F16 6.83 MB, Q8_0 3.63 MB, Q4_K_M 2.29 MB."
+    assert "The peaks are not in the files' order" in lines[1]
+    rows[2].peak_rss_bytes = 108_000_000
+    assert "not in the files' order" not in speed_vs_bytes(rows)[3]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import csv
 import io
 
@@ -61,7 +63,7 @@ def test_gpu_series_from_samples(tmp_path):
     r = load_run(write_run_dir(tmp_path / "g", levels=LEVELS, telemetry=tel, gpu_samples=samples))
     (s,) = gpu_series(r)
     assert s["t_s"] == pytest.approx([0.0, 0.1, 0.2, 0.3, 0.4])
-    assert s["memory_gib"] == pytest.approx([10, 11, 12, 13, 14])
+    assert s["memory_gb"] == pytest.approx([x * 2**30 / 1e9 for x in (10, 11, 12, 13, 14)])
     assert gpu_series(load_run(write_run_dir(tmp_path / "n", levels=LEVELS))) == []
 
 
@@ -72,6 +74,7 @@ def test_markdown_summary(run):
     # TTFO n/a: these records predate it; the columns after the metrics: output tokens, client-bound
     assert "| concurrency 1 | 12 | 0 | 0 | 10 | 10 | n/a | 3.33 | 300 |" in md
     assert "| 7 | bandwidth bound | unknown |" in md
+    assert not re.search(r"\b(None|True|False)\b", md)   # flags read yes / no / not stated
 
 
 def test_html_is_self_contained(run):
@@ -113,8 +116,30 @@ def test_bound_for_the_runs_own_model_and_gpu(tmp_path):
     b = bound_for_run(run)
     # Llama-3.1-8B-shaped, BF16: ~16 GB read per token → 4.8 TB/s gives about 300 tok/s
     assert 250 < b["hard_tok_s"] < 330 and b["realistic_tok_s"] < b["hard_tok_s"]
-    assert "on NVIDIA H200 at BF16" in b["source"]
+    assert "on H200 at BF16" in b["source"] and b["gpu"] == "H200"
     cpu = load_run(write_run_dir(tmp_path / "c", levels=LEVELS, environment={"gpu": {"available": False, "gpus": []}},
                                  precision_report=FULL_PRECISION_REPORT | {"path": str(model)}))
     assert "a CPU run" in bound_for_run(cpu)["reason"]
     assert bound_for_run(cpu, gpu="H100 SXM")["hard_tok_s"] > 0
+
+
+def test_throughput_chart_keeps_a_single_runs_point_clear_of_the_legend(tmp_path):
+    """One run of one level: its point sat under the legend inside the axes. The legend is now
+    outside, under the axes, and every point lies inside the frame, away from it; the two series'
+    points at the same concurrency are drawn at different heights."""
+    from tokcheck.report.plots import throughput_figure
+
+    run = load_run(write_run_dir(tmp_path / "one", levels={1: {"ttft_ms": 30, "gen_tok_s": 141, "agg_tok_s": 138}}))
+    plt, fig, ax, ax2 = throughput_figure([run])
+    fig.tight_layout()
+    fig.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    frame = ax.get_window_extent()
+    assert legend.y1 <= frame.y0  # wholly below the axes
+    points = [a.transData.transform(xy) for a in (ax, ax2) for xy in a.lines[0].get_xydata()]
+    for x, y in points:
+        assert frame.x0 < x < frame.x1 and frame.y0 < y < frame.y1 - 5
+        assert not legend.contains(x, y)
+    (x1, y1), (x2, y2) = points
+    assert x1 == x2 and abs(y1 - y2) > 20   # not one marker hiding the other
+    plt.close(fig)

@@ -54,3 +54,23 @@ def test_records_written_before_merging_are_merged_by_their_stamps():
     old = record(0, [4] * 4).model_copy(update={"chunks": events, "chunk_events": None})
     lv = summarize_level([old], Level.closed(1))
     assert lv.tokens_per_chunk.median == 4 and lv.itl_ms.median == 2.0 and lv.coalesced_token_share == 1.0
+
+
+def test_one_token_per_median_read_beside_most_tokens_coalesced():
+    """Each request: 6 one-token reads, then one read of 10 events. Reads: 6 of 7 hold one token,
+    so the median tokens per chunk is 1; tokens: 10 of 16 arrived coalesced (62.5 %). The bench
+    table prints both, and its note says why they differ."""
+    from rich.console import Console
+
+    from tokcheck.cli.bench_view import CHUNK_NOTE, render_summary
+    from tokcheck.record.schema import Summary
+
+    recs = [record(i, [1] * 6 + [10]) for i in range(6)]
+    lv = summarize_level(recs, Level.closed(1))
+    assert lv.tokens_per_chunk.median == 1 and lv.coalesced_token_share == 10 / 16
+    con = Console(record=True, width=200)
+    render_summary(Summary(levels=[lv]), con)
+    text = con.export_text()
+    row = next(line for line in text.splitlines() if "share of tokens in coalesced reads" in line)
+    assert "62%" in row or "63%" in row
+    assert " ".join(CHUNK_NOTE.split()) in " ".join(text.split())

@@ -47,8 +47,8 @@ def test_markdown_marks(runs):
     cells = sweep_cells(runs)
     md = sweep_markdown(cells, find_swings(cells))
     row = [line for line in md.splitlines() if line.startswith("| 8192 | 4 |")][0]
-    assert "20.0 ⚠ +67% vs max_model_len 2048" in row
-    assert "150.0 ⚠ -40% vs max_model_len 2048 ⚠ -46% vs concurrency 1" in row
+    assert "20 ⚠ +67% vs max_model_len 2048" in row
+    assert "150 ⚠ -40% vs max_model_len 2048 ⚠ -46% vs concurrency 1" in row
     d = sweep_result(runs)
     assert d["threshold"] == 0.3 and len(d["cells"]) == 4 and len(d["swings"]) == len(find_swings(cells))
 
@@ -67,3 +67,31 @@ def test_a_swing_next_to_a_client_bound_level_says_so(runs, tmp_path):
     assert bound and all(8192 in (s.to_setting, s.held.get("max_model_len")) for s in bound)
     assert not [s for s in sw if s.axis == "concurrency" and s.held == {"max_model_len": 2048} and s.client_bound]
     assert "client-bound" in sweep_markdown(sweep_cells(runs), sw)
+def test_an_na_cell_says_why_in_the_table_and_the_markdown(runs, tmp_path):
+    """A level whose generation tok/s was withheld (most requests got every token in one read): the
+    reason that summary.json holds is shown under the table, the cell points at it."""
+    import json
+
+    from rich.console import Console
+
+    from tokcheck.cli.sweep import print_sweep_table
+
+    why = ("9 of 12 requests (75%) got every token in one read: their TPOT is undefined, and a median "
+           "over the rest would be biased")
+    path = runs[8192].path / "summary.json"
+    summary = json.loads(path.read_text())
+    lv = summary["levels"][1]
+    lv["generation_tok_s"] = lv["tpot_ms"] = None
+    lv["generation_tok_s_reason"] = lv["tpot_ms_reason"] = why
+    path.write_text(json.dumps(summary))
+    runs = {2048: runs[2048], 8192: load_run(runs[8192].path)}
+    cells = sweep_cells(runs)
+    assert cells[3].reasons == {"generation_tok_s": why}
+    md = sweep_markdown(cells, find_swings(cells))
+    row = [line for line in md.splitlines() if line.startswith("| 8192 | 4 |")][0]
+    assert "| n/a [1] |" in row
+    assert f"[1] n/a: {why}" in md.splitlines()
+    con = Console(record=True, width=160)
+    print_sweep_table(cells, find_swings(cells), 0.3, "tiny", console=con)
+    text = con.export_text()
+    assert "n/a [1]" in text and f"[1] n/a: {why}" in text

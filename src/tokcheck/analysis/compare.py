@@ -49,7 +49,8 @@ def run_settings(run: Run) -> dict[str, Any]:
     dtype = serve.dtype or e.dtype
     spec = None
     if er is not None and er.model_fields_set & {"speculative_config", "speculative_decoding"}:
-        spec = not _is_off(er.speculative_config if er.speculative_config is not None else er.speculative_decoding)
+        off = _is_off(er.speculative_config if er.speculative_config is not None else er.speculative_decoding)
+        spec = None if off is None else not off  # both null: the engine did not say (llama.cpp)
     pc = e.enable_prefix_caching
     so = c.stream_options
     conc = load.concurrency if load.mode == "closed" else None
@@ -102,14 +103,22 @@ class Comparability:
 
     def to_dict(self) -> dict[str, Any]:
         return {"runs": self.names, "comparable": self.comparable, "verdict": self.verdict(),
-                "differ": {k: [_show(x) for x in v] for k, v in self.differ.items()},
+                "differ": {k: [_plain(x) for x in v] for k, v in self.differ.items()},
                 "unknown": self.unknown,
-                "settings": [{k: _show(v) for k, v in s.items()} for s in self.settings]}
+                "settings": [{k: _plain(v) for k, v in s.items()} for s in self.settings]}
+
+
+def _plain(v: Any) -> Any:
+    """A condition for JSON: tuples joined, everything else as it is (flags stay booleans)."""
+    return ",".join(map(str, v)) if isinstance(v, tuple) else v
 
 
 def _show(v: Any) -> Any:
+    """A condition as a person reads it: tuples joined, flags yes / no (never True / False)."""
     if isinstance(v, tuple):
         return ",".join(map(str, v))
+    if isinstance(v, bool):
+        return "yes" if v else "no"
     return v
 
 
@@ -184,7 +193,7 @@ def side_by_side(runs: list[Run]) -> list[Row]:
             rows.append(Row(k, f"{m.label} p99", m.unit, [lv.figure(m.name).p99 for lv in lvs], none, none,
                             m.higher_is_better))
         peaks = [peak_gpu_memory_bytes(r, lv) for r, lv in zip(runs, lvs)]
-        rows.append(Row(k, "peak GPU memory", "GiB", [p / 2**30 if p is not None else None for p in peaks],
+        rows.append(Row(k, "peak GPU memory", "GB", [p / 1e9 if p is not None else None for p in peaks],
                         none, none, False))
         rows.append(Row(k, "errors", "requests", [lv.requests_failed for lv in lvs], none, none, False))
         rows.append(Row(k, "early stops", "requests", [lv.early_stops for lv in lvs], none, none, False))
@@ -227,7 +236,9 @@ def _fmt(v: Any, unit: str = "") -> str:
     if v is None:
         return "n/a"
     if isinstance(v, float):
-        s = f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
+        from tokcheck.core.units import fmt_number
+
+        s = fmt_number(v)
     else:
         s = str(v)
     return s

@@ -240,6 +240,22 @@ def tool_name(text: str) -> str:
     raise ValueError(f"unknown tool {text!r}; known: {', '.join(t for t in TOOLS if t != 'tokcheck')}")
 
 
+def claim_tool_option(text: str | None) -> str | None:
+    """``--claim-tool``'s value as a tool name (None when not given).
+
+    Raises:
+        TokcheckError: an unknown tool, as one line naming the known ones.
+    """
+    from tokcheck.errors import TokcheckError
+
+    if not text:
+        return None
+    try:
+        return tool_name(text)
+    except ValueError as err:
+        raise TokcheckError(f"--claim-tool: {err}") from None
+
+
 # ----------------------------------------------------------------------------- the reading
 
 

@@ -5,12 +5,15 @@ adds sets ``func`` (called with the parsed ``argparse.Namespace``, returns an ex
 Command modules import heavy libraries inside ``func`` only, so ``tokcheck --help`` stays
 instant. User errors (:class:`tokcheck.errors.TokcheckError`) print one line and exit 1;
 tracebacks only with ``--debug``. Local variables are never printed (they can hold API keys).
+A closed output pipe (``tokcheck bound … --json | head -1``) ends the command quietly with exit
+code 141 (128 + SIGPIPE, what a shell reports for other tools cut off by ``head``).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from tokcheck import __version__
@@ -43,7 +46,46 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit code after the reader of stdout went away: 128 + SIGPIPE (13), as a shell reports it.
+EXIT_BROKEN_PIPE = 141
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush of text nobody reads cannot
+    raise again ("Exception ignored … BrokenPipeError")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout without a file descriptor
+        pass
+
+
+def _rich_broken_pipe_raises() -> None:
+    """rich ends the process itself on a closed pipe (exit 1, like a user error); make it raise
+    instead, so every command ends the same way (:data:`EXIT_BROKEN_PIPE`)."""
+    from rich.console import Console
+
+    def on_broken_pipe(self: Console) -> None:
+        raise BrokenPipeError("stdout closed")
+
+    Console.on_broken_pipe = on_broken_pipe  # type: ignore[method-assign]
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; returns its exit code (0 ok, 1 user error, 130 interrupted, 141 when
+    stdout's reader closed the pipe)."""
+    _rich_broken_pipe_raises()
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a small output sits in the buffer until here: a closed pipe shows now
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -60,7 +60,12 @@ def add_parser(subparsers) -> None:
                         "else a local one; or the head's host:port); needs tokcheck[ray]")
     p.add_argument("--ray-node", metavar="IP[,IP…]", default=None,
                    help="with --ray: the node (IP or node id) of each worker in turn (default: spread)")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON, with the run read under other tools' definitions")
+    p.add_argument("--wait-for-server", type=float, default=0.0, metavar="SECONDS",
+                   help="wait up to this long for the server to answer GET /v1/models before the "
+                        "first request (for a server started just before, e.g. `tokcheck serve … &`); "
+                        "default 0: it must answer now")
+    p.add_argument("--json", action="store_true",
+                   help="print the summary as JSON, with the run read under other tools' definitions")
     p.add_argument("--no-telemetry", action="store_true",
                    help="skip the server's /metrics scraping, GPU sampling and environment report")
     p.add_argument("--server-log", metavar="FILE", default=None,
@@ -97,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
         from tokcheck.core.slo import parse_slo
 
         parse_slo(args.slo)  # a bad SLO is a one-line error before anything is sent
+    if args.wait_for_server > 0:
+        wait_for_server(config.url, args.wait_for_server,
+                        api_key=config.api_key.get_secret_value() if config.api_key else None)
     hooks, extra = _telemetry(args, config.url)
     if args.server_log:
         from tokcheck.engines.lifecycle import ServerLogHook
@@ -148,6 +156,37 @@ def run(args: argparse.Namespace) -> int:
 
     render_telemetry([(lv.label, lv.telemetry) for lv in summary.levels])
     return 0
+
+
+def wait_for_server(url: str, timeout_s: float, api_key: str | None = None, poll_s: float = 1.0) -> float:
+    """Poll ``GET {url}/v1/models`` until it answers 200 (any OpenAI-compatible server lists its
+    models there); returns the seconds waited.
+
+    Raises:
+        TokcheckError: no 200 within ``timeout_s`` (one line, with the last error seen).
+    """
+    import time
+
+    import httpx
+
+    from tokcheck.errors import TokcheckError
+
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    t0 = time.monotonic()
+    last = "no answer"
+    with httpx.Client(trust_env=False, timeout=5.0) as client:
+        while True:
+            try:
+                r = client.get(f"{url.rstrip('/')}/v1/models", headers=headers)
+                if r.status_code == 200:
+                    return time.monotonic() - t0
+                last = f"HTTP {r.status_code}"
+            except httpx.HTTPError as err:
+                last = type(err).__name__
+            if time.monotonic() - t0 >= timeout_s:
+                raise TokcheckError(f"the server at {url} did not answer GET /v1/models within "
+                                    f"{timeout_s:g} s (last: {last})")
+            time.sleep(poll_s)
 
 
 def _json_with_definitions(summary, text: str) -> str:

@@ -124,7 +124,7 @@ def render_summary(summary: Summary, console: Console | None = None) -> None:
     if any(lv.slo is not None for lv in summary.levels):
         rows += _slo_rows(summary)
     rows += [
-        ("tokens in coalesced reads", lambda lv: share(lv.coalesced_token_share)),
+        ("share of tokens in coalesced reads", lambda lv: share(lv.coalesced_token_share)),
         ("TPOT undefined (1 read)", lambda lv: f"{lv.tpot_undefined_requests} / {lv.requests_ok}"),
         ("client", client),
     ]
@@ -152,11 +152,16 @@ def render_summary(summary: Summary, console: Console | None = None) -> None:
         console.print("[yellow]interrupted: the summary covers the requests that completed[/]")
     console.print("Medians are the median of per-round medians after dropping the highest and lowest round; "
                   "(min–max) is the range of all rounds' medians; 95% CI: Student's t on the rounds' values "
-                  "(two rounds or more). A chunk is what arrived in one read.")
+                  "(two rounds or more). A chunk is what arrived in one read. " + CHUNK_NOTE)
     slo = next((lv.slo for lv in summary.levels if lv.slo is not None), None)
     if slo is not None:
         console.print(f"SLO {slo.text}" + (f" ({slo.source})" if slo.source else "")
                       + ": goodput counts requests meeting every objective; failed requests meet none.")
+
+
+#: Why "tokens per chunk" near 1 and a large coalesced share can stand side by side.
+CHUNK_NOTE = ("Tokens per chunk is the median over reads; the coalesced share counts tokens: a few reads "
+              "holding many tokens can carry most of them while the median read holds one.")
 
 
 def _slo_rows(summary: Summary) -> list:
@@ -184,6 +189,8 @@ def _render_workload_notes(summary: Summary, console: Console) -> None:
     from tokcheck.errors import TokcheckError
     from tokcheck.record.store import read_conditions
 
+    if summary.run_dir is None:  # a summary not (yet) written to a run directory
+        return
     try:
         workload = read_conditions(summary.run_dir).workload
     except TokcheckError:

@@ -21,6 +21,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--concurrency", default="1", help="concurrent sequences (memory budget, aggregate bound)")
     p.add_argument("--max-model-len", default="8192", help="max_model_len for the memory budget (default 8192)")
     p.add_argument("--gpus", default="1", help="tensor parallel size")
+    p.add_argument("--pipeline-parallel", default="1",
+                   help="pipeline-parallel stages (default 1): they hold the weights but add no bandwidth to one "
+                        "stream; the aggregate bound counts their memory and compute")
     p.add_argument("--gpu-memory-utilization", default="0.9", help="share of GPU memory the engine may use (default 0.9)")
     p.add_argument("--acceptance-rate", help="speculative decoding: per-token acceptance rate α (0 to 1)")
     p.add_argument("--draft-tokens", default="0", help="speculative decoding: draft tokens γ per step")
@@ -47,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
     args.concurrency = parse_count(args.concurrency, "--concurrency", "requests")
     args.gpus = parse_count(args.gpus, "--gpus", "GPUs")
+    args.pipeline_parallel = parse_count(args.pipeline_parallel, "--pipeline-parallel", "stages")
     args.draft_tokens = parse_count(args.draft_tokens, "--draft-tokens", "tokens", allow_zero=True)
     args.gpu_memory_utilization = parse_fraction(args.gpu_memory_utilization, "--gpu-memory-utilization",
                                                  meaning="a share of GPU memory, e.g. 0.9")
@@ -68,15 +72,17 @@ def run(args: argparse.Namespace) -> int:
             **asdict(gpu), "name": f"{gpu.name} at {bw / 1e12:g} TB/s", "peak_bandwidth_bytes_per_s": bw})
     if args.acceptance_rate is not None and not args.draft_tokens:
         raise TokcheckError("--acceptance-rate needs --draft-tokens")
+    pp = args.pipeline_parallel
     b = decode_bound(model, gpu, precision, context, args.gpus,
-                     acceptance_rate=args.acceptance_rate, draft_tokens=args.draft_tokens)
-    m = memory_budget(model, gpu, precision, max_model_len, args.concurrency, args.gpu_memory_utilization, args.gpus)
+                     acceptance_rate=args.acceptance_rate, draft_tokens=args.draft_tokens, pipeline_parallel=pp)
+    m = memory_budget(model, gpu, precision, max_model_len, args.concurrency, args.gpu_memory_utilization,
+                      args.gpus * pp)
     data = {"model": b.model, "gpu": gpu.name if gpu else None, "bound": _bound_json(b), "memory": _memory_json(m)}
     if m.fits is not None and not isinstance(model, WeightsOnly):
         data["memory"]["max_seqs_by_max_model_len"] = max_seqs_by_max_model_len(
-            model, gpu, precision, args.gpu_memory_utilization, args.gpus)
+            model, gpu, precision, args.gpu_memory_utilization, args.gpus * pp)
     if gpu is not None and args.concurrency > 1:
-        data["bound"]["aggregate"] = aggregate_bound(model, gpu, precision, context, args.concurrency, args.gpus)
+        data["bound"]["aggregate"] = aggregate_bound(model, gpu, precision, context, args.concurrency, args.gpus, pp)
     if not isinstance(model, WeightsOnly):
         data["precision_options"] = [asdict(o) for o in precision_options(
             model, gpu, context, max_model_len, args.concurrency, args.gpus, args.gpu_memory_utilization)]

@@ -12,7 +12,9 @@ def add_parser(subparsers) -> None:
                     "against the decode roofline. Options complete or override what the text says.")
     p.add_argument("text", help='the claim, e.g. "DeepSeek V4 Flash at 278 tok/s, full precision, no quantization"')
     p.add_argument("--gpu", help="GPU model (catalog name, loose: H200, 4090, MI300X)")
-    p.add_argument("--gpus", help="number of GPUs (tensor parallel size)")
+    p.add_argument("--gpus", help="number of GPUs (tensor parallel × pipeline parallel)")
+    p.add_argument("--pipeline-parallel", help="pipeline-parallel stages among the GPUs (llama.cpp's layer split is a "
+                                               "pipeline); one stream gets no bandwidth from them")
     p.add_argument("--model", help="model: catalog name, a config.json, or a model directory")
     p.add_argument("--model-config", help="a Hugging Face config.json (or a directory holding one)")
     p.add_argument("--weights", help="bound a bare weight size instead of a model, e.g. 120GB")
@@ -45,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from tokcheck.core.verdict import analyze_claim
 
     claim = parse_claim(args.text)
-    for name, unit in (("gpus", "GPUs"), ("concurrency", "requests"), ("input_len", "tokens"),
+    for name, unit in (("gpus", "GPUs"), ("pipeline_parallel", "stages"), ("concurrency", "requests"), ("input_len", "tokens"),
                        ("output_len", "tokens"), ("draft_tokens", "tokens")):
         v = getattr(args, name)
         if v is not None:
@@ -75,6 +77,13 @@ def run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency, input_tokens=args.input_len, output_tokens=args.output_len,
         max_model_len=parse_count(args.max_model_len, "--max-model-len", "tokens") if args.max_model_len else None,
         metric=args.metric, engine=args.engine, speculative_decoding=True if args.spec_decode else None)
+    if args.pipeline_parallel:
+        n = int(claim.fields.get("gpu_count") or args.pipeline_parallel)
+        if n % args.pipeline_parallel:
+            raise TokcheckError(f"--pipeline-parallel {args.pipeline_parallel} does not divide {n} GPUs")
+        claim.footprint["pipeline_parallel"] = args.pipeline_parallel
+        claim.footprint["tensor_parallel"] = n // args.pipeline_parallel
+        claim = apply_overrides(claim, gpu_count=n)
     if model is None and claim.fields.get("model") and args.model is None:
         try:
             model = find_model(claim.fields["model"])

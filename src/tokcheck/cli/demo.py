@@ -51,9 +51,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quality-tokens", type=int, default=64, metavar="N",
                    help="llama.cpp: greedy tokens per quality prompt (default 64)")
     p.add_argument("--json", action="store_true",
-                   help="llama.cpp: print the comparison as JSON (rows: precision, file_bytes, "
-                        "peak_rss_bytes, ttft_ms, generation_tok_s, output_throughput_tok_s, "
-                        "token_agreement, …)")
+                   help="print the result as JSON on stdout, the steps on stderr (vLLM: the "
+                        "engine report, precision and each level's medians; llama.cpp: the "
+                        "comparison's rows — precision, file_bytes, peak_rss_bytes, ttft_ms, "
+                        "generation_tok_s, output_throughput_tok_s, token_agreement, …)")
     p.add_argument("--compile", action="store_true",
                    help="let vLLM compile (torch.compile) instead of --enforce-eager: a slower "
                         "start-up (about 55 s instead of 35 s here)")
@@ -78,11 +79,6 @@ def _demo_engine(text: str) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.engine == "llama.cpp":
         return run_llama_cpp(args)
-    if args.json:
-        from tokcheck.errors import TokcheckError
-
-        raise TokcheckError("--json is the llama.cpp demo's (--engine llama.cpp); the vLLM demo "
-                            "writes its record to the run directories")
     if args.concurrency is None:
         args.concurrency = [2, 4, 8]
     return run_vllm(args)
@@ -95,6 +91,7 @@ def run_vllm(args: argparse.Namespace) -> int:
 
     from tokcheck.loadgen.bench import BenchConfig, run_bench
     from tokcheck.cli.inspect import render
+    from tokcheck.cli.live import live_steps
     from tokcheck.cli.serve import print_engine_report
     from tokcheck.engines.base import ServeSettings
     from tokcheck.engines.lifecycle import serve
@@ -105,7 +102,8 @@ def run_vllm(args: argparse.Namespace) -> int:
     from tokcheck.engines.tinymodel import build_tiny_llama
     from tokcheck.machine.weights import audit_model_dir
 
-    console = Console(stderr=False)
+    # With --json the terminal gets the JSON alone; the steps go to stderr.
+    console = Console(stderr=args.json)
     import time
 
     out = Path(args.out or time.strftime("runs/demo-%Y%m%d-%H%M%S", time.gmtime()))
@@ -117,7 +115,8 @@ def run_vllm(args: argparse.Namespace) -> int:
 
     engine = get_engine("vllm")
     console.rule("1/5  vLLM for the CPU, in its own cached environment")
-    python = Path(args.python) if args.python else engine.provision(progress=say)
+    with live_steps(console) as live:
+        python = Path(args.python) if args.python else engine.provision(progress=live)
     say(f"engine python: {python}")
 
     console.rule("2/5  A tiny Llama in full precision (BF16), built here — no model hub")
@@ -125,7 +124,7 @@ def run_vllm(args: argparse.Namespace) -> int:
     say(f"model: {model}")
 
     console.rule("3/5  Inspect the weights: full precision or quantized?")
-    render(audit_model_dir(model))
+    render(audit_model_dir(model), console)
 
     console.rule("4/5  Serve it with vLLM: --dtype bfloat16, quantization off")
     settings = ServeSettings(model=str(model), engine=engine.name, python=str(python),
@@ -136,6 +135,7 @@ def run_vllm(args: argparse.Namespace) -> int:
     runs = []
     with serve(settings, engine=engine, progress=say) as server:
         print_engine_report(server.engine_report, console)
+        startup_s = server.startup_s
         conditions = run_conditions(server)
         # The same record as a plain `tokcheck bench` against this server: the doctor's
         # environment and the telemetry hooks (/metrics, GPU sampling where there is a GPU).
@@ -157,8 +157,89 @@ def run_vllm(args: argparse.Namespace) -> int:
                                 progress=_progress(say))
             runs.append((name, summary))
     say(f"server stopped (log kept in {out / 'server' / 'server.log'})")
+    from tokcheck.machine.nvml import read_report
+
+    steps = next_steps(out, gpu=read_report().available)
+    if args.json:
+        import json
+
+        print(json.dumps(record_json(runs, conditions, startup_s, steps), indent=2))
+        return 0
     print_record(console, runs, conditions, args)
+    console.print(load_note(startup_s), highlight=False)
+    console.print("Next steps:", highlight=False)
+    for line in steps:  # soft wrap: a command stays one line to copy, however narrow the terminal
+        console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
     return 0
+
+
+def load_note(startup_s: float | None, load: tuple[float, float, float] | None = None,
+              cores: int | None = None) -> str:
+    """What the demo's figures are: this machine at its load then (``os.getloadavg()``; cores
+    from ``os.cpu_count()``), and how to read a difference from another machine or run."""
+    import os
+
+    if load is None:
+        try:
+            load = os.getloadavg()
+        except OSError:
+            load = None
+    cores = cores or os.cpu_count()
+    busy = (f"load average {load[0]:.1f} over the last minute on {cores} cores"
+            if load is not None else f"{cores} cores")
+    start = f"; the server started in {startup_s:.0f} s" if startup_s is not None else ""
+    return (f"These are this machine's figures at its load then ({busy}{start}). Other jobs "
+            "on the machine move tok/s, TTFT and the start-up time, often by tens of per cent: "
+            "read a difference from another machine or another run as real only when it is "
+            "larger than the range of the rounds (`tokcheck compare` says whether the 95 % "
+            "intervals overlap), and rerun on a quiet machine before concluding.")
+
+
+def next_steps(out, *, gpu: bool) -> list[str]:
+    """Commands that work on this machine after the vLLM demo (each with what it shows). vLLM
+    for the CPU has no FP8 or INT4 kernels, so on a CPU the quantized comparison is llama.cpp's;
+    FP8 with vLLM is suggested only where there is a GPU."""
+    single, conc = out / "single", out / "concurrency"
+    steps = [
+        f"tokcheck report {single} {conc} --html {out / 'report.html'}   # one page: the "
+        "answer, plots, conditions",
+        f'tokcheck verify "tiny-llama on vLLM 0.32.0, BF16, single request, input 256 output '
+        f'128: 300 tok/s" --run {single}   # a claim against this run',
+        "tokcheck demo --engine llama.cpp   # the same model quantized for real: GGUF F16, Q8_0 "
+        "and Q4_K_M side by side (first time: compiles llama.cpp, 6 to 14 minutes on 2 cores)",
+    ]
+    if gpu:
+        steps.append("tokcheck serve --engine vllm --python <a CUDA build of vLLM> --model DIR "
+                     "--quantization fp8   # FP8 on this machine's GPU, then bench and compare "
+                     "with a BF16 run")
+    return steps
+
+
+def record_json(runs, conditions: dict, startup_s: float | None, steps: list[str]) -> dict:
+    """The vLLM demo's result for ``--json``: the engine's and the audit's verdicts, the start-up
+    time, each run directory with its levels' medians (null with the reason where absent)."""
+    from tokcheck.record.schema import EngineReport, PrecisionReport
+
+    eng = EngineReport.model_validate(conditions["engine_report"])
+    prec = PrecisionReport.model_validate(conditions["precision_report"])
+    out_runs = []
+    for name, summary in runs:
+        levels = []
+        for lv in summary.levels:
+            row = {"level": lv.label, "concurrency": lv.concurrency,
+                   "requests_ok": lv.requests_ok, "requests_failed": lv.requests_failed}
+            for key in ("ttft_ms", "tpot_ms", "generation_tok_s"):
+                stat = getattr(lv, key)
+                row[key] = None if stat is None else stat.median
+                if stat is None:
+                    row[f"{key}_reason"] = lv.reason(key)
+            row["output_throughput_tok_s"] = lv.output_throughput_tok_s
+            levels.append(row)
+        out_runs.append({"name": name, "run_dir": str(summary.run_dir), "levels": levels})
+    return {"engine": eng.engine, "version": eng.version, "device": eng.device,
+            "dtype": eng.dtype, "quantization": eng.quantization,
+            "precision": prec.verdict, "startup_s": startup_s, "runs": out_runs,
+            "next_steps": steps}
 
 
 def _progress(say):
@@ -174,41 +255,43 @@ def _progress(say):
 
 
 def _median(stat) -> str:
-    return "n/a" if stat is None else f"{stat.median:,.1f}"
+    from tokcheck.core.units import fmt_number
+
+    return "n/a" if stat is None else fmt_number(stat.median)
 
 
 def print_record(console, runs, conditions: dict, args) -> None:
     from rich.table import Table
 
+    from tokcheck.core.units import fmt_count, fmt_number, fmt_yes_no
     from tokcheck.record.schema import EngineReport, PrecisionReport
 
     eng = EngineReport.model_validate(conditions["engine_report"])
     prec = PrecisionReport.model_validate(conditions["precision_report"])
     t = Table(title=f"tiny Llama on vLLM {eng.version} ({eng.device}), dtype {eng.dtype},"
-                    f" quantization {eng.quantization}, {args.input_len} tokens in / "
+                    f" quantization {eng.quantization or 'not stated'}, {args.input_len} tokens in / "
                     f"{args.output_len} out (medians of the rounds)", show_edge=False)
     for col in ("run", "conc.", "TTFT ms", "TPOT ms", "gen. tok/s", "output tok/s", "ok",
                 "failed"):
-        t.add_column(col, justify="right" if col != "run" else "left")
+        t.add_column(col, justify="right" if col != "run" else "left", no_wrap=col == "run")
     for name, summary in runs:
         for lv in summary.levels:
             thr = lv.output_throughput_tok_s
             t.add_row(name, str(lv.concurrency), _median(lv.ttft_ms), _median(lv.tpot_ms),
-                      _median(lv.generation_tok_s), "n/a" if thr is None else f"{thr:,.0f}",
-                      str(lv.requests_ok), str(lv.requests_failed))
+                      _median(lv.generation_tok_s), fmt_number(thr),
+                      fmt_count(lv.requests_ok), fmt_count(lv.requests_failed))
     console.print(t)
-    kv = "n/a" if eng.kv_cache_tokens is None else f"{eng.kv_cache_tokens:,}"
-    console.print(f"precision: {prec.verdict} ({prec.precision or prec.method})"
-                  f"; KV cache {kv} tokens; prefix caching "
-                  f"{eng.enable_prefix_caching}; enforce_eager {eng.enforce_eager}",
-                  highlight=False)
+    for name, summary in runs:
+        for lv in summary.levels:
+            if lv.generation_tok_s is None and lv.reason("generation_tok_s"):
+                console.print(f"{name} {lv.label}: generation tok/s n/a — "
+                              f"{lv.reason('generation_tok_s')}", highlight=False)
+    console.print(f"precision: {prec.verdict} ({prec.precision or prec.method or 'not stated'})"
+                  f"; KV cache {fmt_count(eng.kv_cache_tokens, 'tokens')}; prefix caching "
+                  f"{fmt_yes_no(eng.enable_prefix_caching)}; eager mode (no graph compilation) "
+                  f"{fmt_yes_no(eng.enforce_eager)}", highlight=False)
     for name, summary in runs:
         console.print(f"run directory ({name}): {summary.run_dir}", highlight=False)
-    console.print("Next steps of the learning path: the same model really quantized — "
-                  "`tokcheck demo --engine llama.cpp` serves it as GGUF F16, Q8_0 and Q4_K_M "
-                  "(vLLM for the CPU cannot serve FP8) and compares file size, memory, speed "
-                  "and quality side by side; then other --max-model-len and concurrency "
-                  "levels, and `tokcheck compare` of the records.", highlight=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -222,6 +305,7 @@ def run_llama_cpp(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
+    from tokcheck.cli.live import live_steps
     from tokcheck.cli.serve import print_engine_report
     from tokcheck.engines.lifecycle import engine_python
     from tokcheck.engines.registry import get_engine
@@ -247,11 +331,13 @@ def run_llama_cpp(args: argparse.Namespace) -> int:
 
     engine = get_engine("llama.cpp")
     console.rule("1/4  llama.cpp, compiled here, in its own cached environment")
-    python = Path(engine_python(args.python)) if args.python else engine.provision(progress=say)
+    with live_steps(console) as live:
+        python = Path(engine_python(args.python)) if args.python else engine.provision(progress=live)
     say(f"engine python: {python}")
 
     console.rule("2/4  The tiny Llama, then GGUF F16 (tokcheck) → Q8_0, Q4_K_M (llama.cpp)")
-    model = build_tiny_llama(progress=say)
+    with live_steps(console) as live:  # its weights are made with vLLM's torch: maybe an install
+        model = build_tiny_llama(progress=live)
     say(f"model: {model}")
 
     console.rule("3/4  Serve each file in turn: same settings, same prompts, same lengths")
@@ -299,18 +385,19 @@ def comparison_rows(comp, long: bool = False) -> tuple[list[str], list[list[str]
     HTML report) and one row per precision."""
     c = comp.settings["concurrency"]
     if long:
-        cols = ["precision", "file MiB (bytes read per token)", "bits per weight",
-                "peak RSS MiB", "TTFT ms", "generation tok/s (client)",
+        cols = ["precision", "file MB (bytes read per token)", "bits per weight",
+                "peak RSS MB", "weights in memory MB (llama.cpp's own)", "TTFT ms", "generation tok/s (client)",
                 "decode tok/s (llama.cpp's own)", f"output tok/s at concurrency {c}",
                 "token agreement with F16", "first divergence (median)",
                 "mean |Δlogprob| (nats)"]
     else:
-        cols = ["", "MiB", "bpw", "RSS MiB", "TTFT ms", "tok/s", "engine", f"c={c} tok/s",
+        cols = ["", "MB", "bpw", "RSS MB", "wts MB", "TTFT ms", "tok/s", "engine", f"c={c} tok/s",
                 "agree", "1st div", "|Δlp|"]
     rows = []
     for r in comp.rows:
-        rows.append([r.precision, _fmt(r.file_bytes / 2**20, 2), _fmt(r.bits_per_weight, 2),
-                     _fmt(r.peak_rss_bytes / 2**20 if r.peak_rss_bytes else None),
+        rows.append([r.precision, _fmt(r.file_bytes / 1e6, 2), _fmt(r.bits_per_weight, 2),
+                     _fmt(r.peak_rss_bytes / 1e6 if r.peak_rss_bytes else None),
+                     _fmt(r.model_buffer_bytes / 1e6 if r.model_buffer_bytes else None, 2),
                      _fmt(r.ttft_ms, 2), _fmt(r.generation_tok_s, 0),
                      _fmt(r.engine_decode_tok_s, 0), _fmt(r.output_throughput_tok_s, 0),
                      _fmt(r.token_agreement, 3),
@@ -320,23 +407,30 @@ def comparison_rows(comp, long: bool = False) -> tuple[list[str], list[list[str]
 
 
 def print_comparison(console, comp) -> None:
+    """The side-by-side comparison as two tables that fit an 80-column terminal: what the file is
+    (size, bits, memory, quality against F16), then how fast it ran."""
     from rich.table import Table
 
     s = comp.settings
     cols, rows = comparison_rows(comp)
-    t = Table(title=f"the tiny Llama on llama.cpp, {s['threads']} thread(s): {s['input_len']} "
-                    f"tokens in / {s['output_len']} out; quality: {s['quality_prompts']} "
-                    f"prompts × {s['quality_tokens']} greedy tokens against F16",
-              show_edge=False, padding=(0, 1))
-    for c in cols:
-        t.add_column(c, justify="left" if not c else "right", no_wrap=True)
-    for row in rows:
-        t.add_row(*row)
-    console.print(t)
-    console.print("MiB: file size (= bytes read per token); bpw: bits per weight; RSS: the "
-                  "server's peak resident memory; tok/s: generation tok/s of one stream "
-                  "(1/TPOT), engine: llama.cpp's own decode speed; agree / 1st div / |Δlp|: "
-                  "greedy tokens against F16.", highlight=False)
+    console.print(f"The tiny Llama on llama.cpp, {s['threads']} thread(s): {s['input_len']} tokens in / "
+                  f"{s['output_len']} out; quality: {s['quality_prompts']} prompts × "
+                  f"{s['quality_tokens']} greedy tokens against F16", highlight=False)
+    groups = (("File, memory, quality", ["", "MB", "bpw", "RSS MB", "wts MB", "agree", "1st div",
+                                           "|Δlp|"]),
+              ("Speed", ["", "TTFT ms", "tok/s", "engine", cols[8]]))
+    for title, want in groups:
+        t = Table(title=title, show_edge=False, padding=(0, 1), title_justify="left")
+        idx = [cols.index(c) for c in want]
+        for i in idx:
+            t.add_column(cols[i], justify="left" if not cols[i] else "right", no_wrap=True)
+        for row in rows:
+            t.add_row(*(row[i] for i in idx))
+        console.print(t)
+    console.print("MB: file size in 10⁶ bytes (= bytes read per token); bpw: bits per weight; RSS: the "
+                  "server's peak resident memory; wts MB: the weights as llama.cpp holds them (its log); agree / 1st div / |Δlp|: greedy tokens against "
+                  "F16; tok/s: generation tok/s of one stream (1/TPOT), engine: llama.cpp's own "
+                  "decode speed.", highlight=False)
     for line in comp.explanation:
         console.print(line, highlight=False)
 

@@ -58,11 +58,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _gib(n: int | float | None) -> str:
-    return "n/a" if n is None else f"{n / 1024**3:.1f} GiB"
+    from tokcheck.core.units import fmt_bytes
+
+    return fmt_bytes(n)
 
 
 def _val(v: Any, unit: str = "") -> str:
-    return "n/a" if v is None else f"{v}{unit}"
+    """A reading for the table: n/a when absent, yes/no for a flag, numbers with separators."""
+    from tokcheck.core.units import fmt_number, fmt_yes_no
+
+    if v is None:
+        return "n/a"
+    if isinstance(v, bool):
+        return fmt_yes_no(v)
+    if isinstance(v, (int, float)):
+        return f"{fmt_number(v)}{unit}"
+    return f"{v}{unit}"
 
 
 def render(report: dict[str, Any], console: Any = None) -> None:
@@ -123,6 +134,9 @@ def render(report: dict[str, Any], console: Any = None) -> None:
                   _val(torch.get("cuda_build")) if torch else "",
                   _val(torch.get("cuda_available")) if torch else "", engines)
     con.print(t)
+    from tokcheck.core.units import BYTES_BASE
+
+    con.print(f"[dim]Sizes in {BYTES_BASE}.[/dim]")
     if env["mismatches"]:
         con.print("[bold red]Mismatches:[/bold red]")
         for m in env["mismatches"]:

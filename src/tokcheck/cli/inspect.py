@@ -48,11 +48,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def render(report) -> None:
+def render(report, console=None) -> None:
+    """Print a weights audit for a terminal (rich); sizes in decimal units (``BYTES_BASE``)."""
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from tokcheck.core.units import fmt_bytes, fmt_count
+
+    console = console or Console()
     style = {True: "bold green", False: "bold yellow", None: "bold"}[report.full_precision]
     title = report.verdict.upper()
     if report.full_precision and report.precision:
@@ -66,18 +69,19 @@ def render(report) -> None:
         t.add_column("format")
         t.add_column("size", justify="right")
         for f in report.weight_files:
-            t.add_row(f.name, f.format, f"{f.size_bytes / 1e6:,.1f} MB")
+            t.add_row(f.name, f.format, fmt_bytes(f.size_bytes))
         console.print(t)
     if report.bytes_by_dtype:
         t = Table(title="tensors by dtype", show_edge=False)
         t.add_column("dtype")
         t.add_column("parameters", justify="right")
-        t.add_column("bytes", justify="right")
+        t.add_column("size", justify="right")
         for d, b in sorted(report.bytes_by_dtype.items(), key=lambda kv: -kv[1]):
-            t.add_row(d, f"{report.params_by_dtype.get(d, 0):,}", f"{b:,}")
+            t.add_row(d, fmt_count(report.params_by_dtype.get(d, 0)), fmt_bytes(b))
         console.print(t)
-        console.print(f"parameters: {report.parameter_count:,}   weight bytes: "
-                      f"{report.weight_bytes:,}   config dtype: {report.config_dtype}")
+        console.print(f"parameters: {fmt_count(report.parameter_count)}   weights: "
+                      f"{fmt_bytes(report.weight_bytes)}   config dtype: "
+                      f"{report.config_dtype or 'not stated'}", highlight=False)
     if report.kv_cache_dtype:
         console.print(f"KV cache dtype (engine): {report.kv_cache_dtype}")
     for r in report.reasons:

@@ -43,15 +43,9 @@ def run(args: argparse.Namespace) -> int:
 
         fields = claim_fields(args.claim, metric=args.metric, gpu=args.gpu)
         bound = bound_for(fields, model_dir=args.model_config, run=runs[0])
-        tool = None
-        if args.claim_tool:
-            from tokcheck.analysis.definitions import tool_name
-            from tokcheck.errors import TokcheckError
+        from tokcheck.analysis.definitions import claim_tool_option
 
-            try:
-                tool = tool_name(args.claim_tool)
-            except ValueError as err:
-                raise TokcheckError(f"--claim-tool: {err}") from None
+        tool = claim_tool_option(args.claim_tool)
         verdict = verify(fields, runs[0], tolerance=parse_tolerance(args.tolerance), bound=bound,
                          claim_tool=tool, claim_text=args.claim)
     if not (bound or {}).get("hard_tok_s"):

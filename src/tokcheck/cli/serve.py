@@ -23,6 +23,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--log-dir", metavar="DIR",
                    help="where server.log goes (default runs/serve-<UTC time>)")
+    p.add_argument("--json", action="store_true",
+                   help="once the server is ready, print one JSON line on stdout (url, log, pid, "
+                        "engine_report, precision); the progress goes to stderr")
     p.add_argument("extra_args", nargs=argparse.REMAINDER,
                    help="after `--`: arguments passed to the engine as they are")
     from tokcheck.cli.serve_plan import add_plan_options, run_plan, wants_plan
@@ -96,6 +99,8 @@ def print_engine_report(report, console=None) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from tokcheck.core.units import fmt_number, fmt_yes_no
+
     console = console or Console()
     t = Table(title="what the engine says it loaded", show_edge=False, show_header=False)
     t.add_column("field")
@@ -106,12 +111,13 @@ def print_engine_report(report, console=None) -> None:
             ("kv_cache_dtype", report.kv_cache_dtype),
             ("max_seq_len", report.max_seq_len),
             ("KV cache", f"{report.kv_cache_tokens:,} tokens" if report.kv_cache_tokens else None),
-            ("max concurrency", f"{report.max_concurrency}x at {report.max_concurrency_tokens} "
-                                "tokens/request" if report.max_concurrency else None),
+            ("max concurrency", f"{fmt_number(report.max_concurrency)}× at "
+                                f"{report.max_concurrency_tokens:,} tokens/request"
+                                if report.max_concurrency and report.max_concurrency_tokens else None),
             ("speculative decoding", report.speculative_config or "off"
              if report.speculative_decoding is not None else None),
-            ("prefix caching", report.enable_prefix_caching),
-            ("enforce_eager", report.enforce_eager),
+            ("prefix caching", fmt_yes_no(report.enable_prefix_caching, unknown=None)),
+            ("eager mode (enforce_eager)", fmt_yes_no(report.enforce_eager, unknown=None)),
             ("compilation / CUDA graphs", f"{report.compilation_mode} / {report.cudagraph_mode}"
              if report.compilation_mode or report.cudagraph_mode else None),
             ("tensor parallel", report.tensor_parallel_size)]
@@ -134,33 +140,55 @@ def print_engine_report(report, console=None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
     import signal
+    import sys
     import time
 
+    from rich.console import Console
+
+    from tokcheck.cli.live import live_steps
     from tokcheck.engines.lifecycle import serve
-    from tokcheck.flows.pipeline import run_conditions
+    from tokcheck.engines.registry import get_engine
     from tokcheck.errors import TokcheckError
+    from tokcheck.flows.pipeline import run_conditions
 
     cfg = config_from_args(args)
+    # With --json stdout carries the JSON line alone; everything else goes to stderr.
+    console = Console(stderr=bool(args.json))
+    out = sys.stderr if args.json else sys.stdout
+
+    def say(line: str) -> None:
+        console.print(line, highlight=False, markup=False)
+
+    if cfg.python is None:  # the first use installs the engine: one live line, the log in a file
+        with live_steps(console) as live:
+            cfg.python = str(get_engine(cfg.engine).provision(progress=live))
 
     def _term(signum, frame):  # stop the engine on SIGTERM as on Ctrl-C
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, _term)
     try:
-        with serve(cfg) as server:
-            print_engine_report(server.engine_report)
+        with serve(cfg, progress=say) as server:
+            print_engine_report(server.engine_report, console)
             prec = run_conditions(server)["precision_report"]
+            if args.json:
+                print(json.dumps({"url": server.url, "openai_base_url": f"{server.url}/v1",
+                                  "log": str(server.log_path), "pid": server.pid,
+                                  "startup_s": round(server.startup_s, 2),
+                                  "engine_report": server.engine_report.to_dict(),
+                                  "precision": prec}), flush=True)
             print(f"Precision: {prec['verdict']}"
-                  f" ({prec.get('precision') or prec.get('method') or 'n/a'})", flush=True)
+                  f" ({prec.get('precision') or prec.get('method') or 'n/a'})", file=out, flush=True)
             print(f"Serving {cfg.model} at {server.url}/v1 — log {server.log_path}. "
-                  "Ctrl-C stops it.", flush=True)
+                  "Ctrl-C stops it.", file=out, flush=True)
             while server.process.poll() is None:
                 time.sleep(0.5)
             raise TokcheckError(f"the engine exited by itself (code {server.process.returncode});"
                                 f" see {server.log_path}")
     except KeyboardInterrupt:
-        print("Stopped.", flush=True)
+        print("Stopped.", file=out, flush=True)
         return 0
     finally:
         signal.signal(signal.SIGTERM, previous)

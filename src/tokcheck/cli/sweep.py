@@ -139,10 +139,8 @@ def run(args: argparse.Namespace) -> int:
         raise TokcheckError("give --max-model-len (or --find-max with --slo and --url)")
 
     from tokcheck.cli.verify import parse_tolerance
+    from tokcheck.flows.sweep import SweepConfig, find_swings, run_sweep, sweep_cells, sweep_markdown
     from tokcheck.record.store import load_run
-    from tokcheck.core.metric_table import with_unit
-    from tokcheck.flows.sweep import (SWEEP_METRICS, SweepConfig, find_swings, run_sweep, sweep_cells,
-                                sweep_markdown, swing_marks)
 
     threshold = parse_tolerance(args.threshold)
     mmls = parse_count_list(args.max_model_len, "--max-model-len", "tokens")
@@ -168,8 +166,23 @@ def run(args: argparse.Namespace) -> int:
         json.dump(data, sys.stdout, indent=2)
         print()
         return 0
+    print_sweep_table(cells, swings, threshold, args.model)
+    print(f"wrote {out / 'sweep.md'}, {out / 'sweep.json'} and one run directory per max_model_len")
+    return 0
+
+
+def print_sweep_table(cells, swings, threshold: float, model: str, console=None) -> None:
+    """The sweep's table for a terminal, swings marked with ⚠ and each n/a cell pointing at a
+    footnote under the table that says why it has no value."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from tokcheck.core.metric_table import with_unit
+    from tokcheck.flows.sweep import SWEEP_METRICS, cell_text, na_notes, swing_marks
+
     marks = swing_marks(cells, swings)
-    t = Table(title=f"Sweep: {args.model} (⚠ = change over {threshold:.0%})", title_justify="left")
+    notes, why = na_notes(cells)
+    t = Table(title=f"Sweep: {model} (⚠ = change over {threshold:.0%})", title_justify="left")
     t.add_column("max_model_len", justify="right")
     t.add_column("concurrency", justify="right")
     for _, label, unit in SWEEP_METRICS:
@@ -177,11 +190,11 @@ def run(args: argparse.Namespace) -> int:
     for c in cells:
         row = []
         for key, _, _ in SWEEP_METRICS:
-            v = getattr(c, key)
-            txt = "n/a" if v is None else f"{v:,.1f}"
+            txt = cell_text(c, key, notes).replace("[", "\\[")  # rich markup: a literal [1]
             m = marks.get((c.max_model_len, c.concurrency, key))
             row.append(txt + ("".join(f"\n[yellow]⚠ {x}[/]" for x in m) if m else ""))
         t.add_row(str(c.max_model_len), str(c.concurrency), *row)
-    Console().print(t)
-    print(f"wrote {out / 'sweep.md'}, {out / 'sweep.json'} and one run directory per max_model_len")
-    return 0
+    con = console or Console()
+    con.print(t)
+    for i, text in enumerate(why, 1):
+        con.print(f"[{i}] n/a: {text}", highlight=False, markup=False)

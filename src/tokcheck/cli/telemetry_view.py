@@ -9,7 +9,7 @@ def _fmt(value: Any, spec: str = "", unit: str = "") -> str:
     if value is None:
         return "n/a"
     if isinstance(value, bool):
-        return "yes" if value else "NO"
+        return "yes" if value else "no"
     if isinstance(value, list):
         return ", ".join(value) or "none"
     return f"{value:{spec}}{unit}"
@@ -23,6 +23,7 @@ def render_telemetry(levels: list[tuple[str, Any]], console: Any = None) -> None
     from rich.console import Console
     from rich.table import Table
 
+    from tokcheck.core.units import fmt_bytes, fmt_count
     from tokcheck.machine.telemetry import level_headline
     from tokcheck.record.schema import Telemetry
 
@@ -31,13 +32,11 @@ def render_telemetry(levels: list[tuple[str, Any]], console: Any = None) -> None
         return
     heads = [(label, level_headline(tele)) for label, tele in levels]
     rows = (
-        ("GPU memory peak", lambda h: _fmt(None if h["gpu_memory_used_peak_bytes"] is None
-                                           else h["gpu_memory_used_peak_bytes"] / 1024**3,
-                                           ".2f", " GiB")),
+        ("GPU memory peak", lambda h: fmt_bytes(h["gpu_memory_used_peak_bytes"])),
         ("GPU utilization mean", lambda h: _fmt(h["gpu_utilization_mean_pct"], ".0f", " %")),
         ("GPU throttling seen", lambda h: _fmt(h["gpu_throttling_seen"])),
-        ("server generation tokens", lambda h: _fmt(h["server_generation_tokens"], ".0f")),
-        ("tokens tokcheck counted", lambda h: _fmt(h["counted_tokens"])),
+        ("server generation tokens", lambda h: fmt_count(h["server_generation_tokens"])),
+        ("tokens tokcheck counted", lambda h: fmt_count(h["counted_tokens"])),
         ("counts agree", lambda h: _fmt(h["tokens_match"])),
         ("spec decode acceptance rate", lambda h: _fmt(h["spec_decode_acceptance_rate"], ".2f")),
         ("spec decode mean accepted length",

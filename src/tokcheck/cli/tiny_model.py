@@ -25,14 +25,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
     from pathlib import Path
 
+    from rich.console import Console
+
+    from tokcheck.cli.live import live_steps
     from tokcheck.engines.tinymodel import build_tiny_llama
 
-    def say(line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
-
     python = Path(args.python).expanduser() if args.python else None
-    print(build_tiny_llama(python=python, progress=say))
+    # the first use may install vLLM for the CPU (its torch builds the weights): one live line
+    with live_steps(Console(stderr=True)) as say:
+        model = build_tiny_llama(python=python, progress=say)
+    print(model)
     return 0

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tokcheck.analysis.verify.claim_bound import bound_for, claim_fields
+from tokcheck.core.units import fmt_number
 from tokcheck.errors import TokcheckError
 
 
@@ -47,6 +48,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _cell(value: Any) -> str:
+    """A condition's value in the table: ``—`` when not stated, yes / no for a flag."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
 def render(verdict) -> None:
     """Print a verdict with rich: conditions table, verdict line, checks, symptom guides."""
     from rich.console import Console
@@ -58,15 +68,14 @@ def render(verdict) -> None:
         t.add_column(col)
     marks = {"match": "[green]match[/]", "differ": "[red]differ[/]", "unknown": "[dim]unknown[/]"}
     for c in verdict.conditions:
-        t.add_row(c.name, "—" if c.claimed is None else str(c.claimed),
-                  "—" if c.run is None else str(c.run), marks[c.status])
+        t.add_row(c.name, _cell(c.claimed), _cell(c.run), marks[c.status])
     con.print(t)
     color = {True: "green", False: "red", None: "yellow"}[verdict.reproduced]
     con.print(f"[bold {color}]{verdict.summary}[/]")
     if verdict.metric_definition:
         con.print(f"[dim]metric: {verdict.metric_definition}[/]")
     if verdict.measured_rounds:
-        vals = ", ".join("n/a" if v is None else f"{v:.4g}" for v in verdict.measured_rounds)
+        vals = ", ".join("n/a" if v is None else fmt_number(v) for v in verdict.measured_rounds)
         con.print(f"[dim]per-round values: {vals}[/]")
     if verdict.claim_tool:
         _render_tool(verdict, con)
@@ -104,7 +113,7 @@ def _render_tool(verdict, con) -> None:
 
     tool = TOOLS[verdict.claim_tool]
     if verdict.measured_tokcheck is not None:
-        con.print(f"[dim]tokcheck's own reading of the same requests: {verdict.measured_tokcheck:.4g}[/]")
+        con.print(f"[dim]tokcheck's own reading of the same requests: {fmt_number(verdict.measured_tokcheck)}[/]")
     if verdict.definitions:
         t = Table(title=f"The level read under each tool's definitions ({tool.title}: {tool.version})",
                   title_justify="left")
@@ -112,7 +121,7 @@ def _render_tool(verdict, con) -> None:
         for name in verdict.definitions:
             t.add_column(TOOLS[name].title, justify="right")
         for key in KEYS:
-            t.add_row(key, *("n/a" if d.get(key) is None else f"{d[key]:,.4g}" for d in verdict.definitions.values()))
+            t.add_row(key, *("n/a" if d.get(key) is None else fmt_number(d[key]) for d in verdict.definitions.values()))
         con.print(t)
     icons = {"pass": "[green]pass[/]", "warn": "[yellow]warn[/]", "unknown": "[dim]unknown[/]"}
     con.print(f"\n[bold]Known traps of a claim made with {tool.title}[/]")
@@ -127,14 +136,9 @@ def run(args: argparse.Namespace) -> int:
     from tokcheck.analysis.verify import verify
 
     tolerance = parse_tolerance(args.tolerance)
-    tool = None
-    if args.claim_tool:
-        from tokcheck.analysis.definitions import tool_name
+    from tokcheck.analysis.definitions import claim_tool_option
 
-        try:
-            tool = tool_name(args.claim_tool)
-        except ValueError as err:
-            raise TokcheckError(f"--claim-tool: {err}") from None
+    tool = claim_tool_option(args.claim_tool)
     run_ = load_run(args.run)
     fields = claim_fields(args.claim, metric=args.metric, concurrency=args.concurrency, gpu=args.gpu)
     verdict = verify(fields, run_, tolerance=tolerance, bound=bound_for(fields, run=run_),

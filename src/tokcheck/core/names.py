@@ -129,38 +129,60 @@ def match_name(kind: str, query: str, items: Sequence[tuple[str, Iterable[str], 
 
 # ---------------------------------------------------------------------------- names in free text
 
-def find_in_text(text: str, entries: Iterable[tuple[str, Iterable[str]]]) -> tuple[str, int, int] | None:
-    """The longest catalog name or alias written in ``text`` (separators between its words
-    optional or any of space, hyphen, underscore, slash, colon), as ``(name, start, end)`` with
-    the span in ``text``; None when there is none. ``"Qwen3 30B-A3B on one H200"`` →
-    ``("Qwen3-30B-A3B", 0, 13)``."""
+def find_all_in_text(text: str, entries: Iterable[tuple[str, Iterable[str]]],
+                     min_len: int = 2) -> list[tuple[str, int, int]]:
+    """Every catalog name or alias written in ``text``, as ``(name, start, end)`` spans in text
+    order, the longest match kept where two overlap. Separators between a name's words are
+    optional or any of space, hyphen, underscore, slash, colon; a plural "s" is allowed
+    ("two H100s"), and a count glued on with an x ("8xH200") does not hide the name. Keys with
+    fewer than ``min_len`` letters and digits are skipped."""
     low = text.lower()
-    best = None
+    hits: list[tuple[str, int, int]] = []
     for name, aliases in entries:
         for k in (name, *aliases):
             parts = [w for w in re.split(_SEP + "+", k.lower()) if w]
-            if not parts:
+            if not parts or len(re.sub(r"[\W_]", "", k.lower())) < min_len:
                 continue
             pat = (_SEP + "*").join(re.escape(w) for w in parts)
-            for m in re.finditer(r"(?<![a-z0-9])" + pat + r"(?![a-z0-9])", low):
-                if best is None or (m.end() - m.start()) > (best[2] - best[1]):
-                    best = (name, m.start(), m.end())
-    return best
+            for m in re.finditer(r"(?:(?<![a-z0-9])|(?<=\dx))" + pat + r"(?:s\b)?(?![a-z0-9])", low):
+                hits.append((name, m.start(), m.end()))
+    hits.sort(key=lambda h: (-(h[2] - h[1]), h[1]))
+    kept: list[tuple[str, int, int]] = []
+    for h in hits:
+        if not any(k[1] < h[2] and h[1] < k[2] for k in kept):
+            kept.append(h)
+    return sorted(kept, key=lambda h: h[1])
 
 
-def version_suffix(matched: str, canonical: str) -> str | None:
-    """The part of a matched alias beyond the canonical name (``"Qwen3-30B-A3B-Instruct-2507"``
-    → ``"Instruct-2507"``; ``"DeepSeek-R1-0528"`` → ``"0528"``), or None."""
-    target = re.sub(r"[^a-z0-9]", "", canonical.lower())
-    seen = ""
-    for i, ch in enumerate(matched):
-        if ch.isalnum():
-            seen += ch.lower()
-        if seen == target:
-            rest = matched[i + 1:].strip(" -_/.:")
-            return rest or None
-        if not target.startswith(seen):
-            return None
+def find_in_text(text: str, entries: Iterable[tuple[str, Iterable[str]]]) -> tuple[str, int, int] | None:
+    """The longest catalog name or alias written in ``text`` (:func:`find_all_in_text`), as
+    ``(name, start, end)``; None when there is none. ``"Qwen3 30B-A3B on one H200"`` →
+    ``("Qwen3-30B-A3B", 0, 13)``."""
+    hits = find_all_in_text(text, entries)
+    return max(hits, key=lambda h: (h[2] - h[1], -h[1])) if hits else None
+
+
+def version_suffix(matched: str, canonical: str, aliases: Iterable[str] = ()) -> str | None:
+    """The part of a matched name beyond the model's own name (``"Qwen3-30B-A3B-Instruct-2507"``
+    → ``"Instruct-2507"``; ``"DeepSeek-R1-0528"`` → ``"0528"``), or None. The canonical name is
+    tried first, then the longest alias that the match extends."""
+    low = re.sub(r"[^a-z0-9]", "", matched.lower())
+    canon = re.sub(r"[^a-z0-9]", "", canonical.lower())
+    if low == canon:
+        return None
+    # aliases the canonical name extends ("Qwen3 30B" of "Qwen3-30B-A3B") are no base for a version
+    names = [canonical, *sorted((a for a in aliases
+                                 if not canon.startswith(re.sub(r"[^a-z0-9]", "", a.lower()))), key=len, reverse=True)]
+    for name in names:
+        target = re.sub(r"[^a-z0-9]", "", name.lower())
+        if not target or not low.startswith(target) or low == target:
+            continue
+        seen = ""
+        for i, ch in enumerate(matched):
+            if ch.isalnum():
+                seen += ch.lower()
+            if seen == target:
+                return matched[i + 1:].strip(" -_/.:") or None
     return None
 
 

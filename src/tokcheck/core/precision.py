@@ -121,6 +121,19 @@ GGUF_TENSOR_TYPES: dict[str, tuple[int, int]] = {
     "TQ1_0": (256, 54),     # qs[48] + qh[4] + fp16 d (ternary, base-3 packed)
 }
 
+#: ik_llama.cpp's own tensor types (the IQK quants): name → (weights per block, bytes per block),
+#: from the ``block_iq*_k`` structs of ik_llama.cpp's ``ggml/src/ggml-common.h``. Their ``_R4`` /
+#: ``_R8`` forms (``IQ3_K_R4``, ``IQ1_S_R4``) repack rows for the CPU and keep the same bytes.
+IK_TENSOR_TYPES: dict[str, tuple[int, int]] = {
+    "IQ2_KS": (256, 70),    # uint16 extra + scales[4] + qs[64] (row scale apart)
+    "IQ2_K": (256, 76),     # fp16 d + uint16 extra + scales[8] + qs[64]
+    "IQ3_K": (256, 110),    # fp16 d + uint16 extra + scales_h + scales_l[8] + qs[64] + qh[32]
+    "IQ4_KS": (256, 136),   # scales[8] + qs[128] (row scale apart)
+    "IQ4_K": (256, 144),    # fp16 d + uint16 extra + scales_h[4] + scales_l[8] + qs[128]
+    "IQ5_K": (256, 176),    # as IQ4_K + qh[32]
+    "IQ6_K": (256, 212),    # fp16 d + uint16 extra + int8 scales[16] + qs[128] + qh[64]
+}
+
 _README = "llama.cpp tools/quantize/README.md, Llama-3.1-8B, whole file"
 _OPTIONS = "llama.cpp tools/quantize/quantize.cpp QUANT_OPTIONS, size on Llama-3-8B (8.03e9 weights)"
 
@@ -174,6 +187,11 @@ def _gguf_precisions() -> tuple[Precision, ...]:
         out.append(Precision(name, _name_bits(name) / 8, nbytes / values, False,
                              f"GGUF tensor type: {nbytes} bytes per {values} weights "
                              f"= {8 * nbytes / values:g} bits (ggml-common.h)",
+                             kind="gguf_tensor", block_values=values, block_bytes=nbytes))
+    for name, (values, nbytes) in IK_TENSOR_TYPES.items():
+        out.append(Precision(name, _name_bits(name) / 8, nbytes / values, False,
+                             f"ik_llama.cpp tensor type: {nbytes} bytes per {values} weights "
+                             f"= {8 * nbytes / values:g} bits (ik_llama.cpp ggml-common.h)",
                              kind="gguf_tensor", block_values=values, block_bytes=nbytes))
     for name, (bits, source) in GGUF_FILE_TYPES.items():
         if name in GGUF_TENSOR_TYPES or name == "F16":
@@ -239,9 +257,81 @@ _FTYPE_BY_LOWER = {k.lower(): v for k, v in LLAMA_FTYPE_NAMES.items()}
 _KEYS: dict[str, str] = {**{_key(n): n for n in PRECISIONS}, **ALIASES}
 
 
+# Parametric names: "4.5bpw" (a stated or inferred number of bits per weight: EXL2, "2.51-bit",
+# a footprint), "INT4-g32" (integer weights with one 16-bit scale per group of g).
+_BPW = re.compile(r"^(?P<b>\d+(?:\.\d+)?)\s*(?:bpw|bits?(?:\s*per\s*weight)?|-?bit)$", re.I)
+_INT_GROUP = re.compile(r"^int(?P<b>[2-8])[\s_\-]*g(?:roup)?[\s_\-]*(?P<g>\d+)$", re.I)
+# Unsloth's dynamic GGUF names: "UD-" + a base llama.cpp type + an optional size suffix (_XL).
+_UNSLOTH = re.compile(r"^ud[\s_\-]*(?P<base>.+?)(?:[\s_\-]*(?:xxl|xl))?$", re.I)
+# ik_llama.cpp's row-interleaved repacks ("IQ1_S_R4", "Q4_K_R4"): the base type's bytes.
+_REPACKED = re.compile(r"^(?P<base>.+?)[\s_\-]*r(?:4|8|16)$", re.I)
+# Bare GGUF widths seen in claims that name only one llama.cpp type ("llama3 8b Q6").
+_BARE_GGUF = {"q6": "Q6_K", "q6k": "Q6_K", "q3": "Q3_K_M", "q3k": "Q3_K_M", "q2": "Q2_K", "q5": "Q5_K_M",
+              "q5k": "Q5_K_M", "q4k": "Q4_K_M"}
+
+
+def bpw_name(bits: float) -> str:
+    """The parametric name of ``bits`` bits per weight (``2.5`` → ``2.5bpw``)."""
+    return f"{float(bits):.4g}bpw"
+
+
+def _parametric(text: str) -> str | None:
+    s = str(text).strip()
+    m = _BPW.match(s)
+    if m and 0 < float(m.group("b")) <= 32:
+        return bpw_name(float(m.group("b")))
+    m = _INT_GROUP.match(s)
+    if m:
+        return f"INT{m.group('b')}-g{int(m.group('g'))}"
+    return None
+
+
+def gguf_base(text: object) -> tuple[str, str] | None:
+    """The llama.cpp type a derived name is bounded at, and why: Unsloth's dynamic quants
+    (``UD-Q2_K_XL`` → ``Q2_K``, ``UD-IQ1_S`` → ``IQ1_S``: most tensors at the base type, a few
+    kept wider) and ik_llama.cpp's repacks (``IQ1_S_R4`` → ``IQ1_S``). None for other names."""
+    s = str(text).strip()
+    m = _UNSLOTH.match(s)
+    if m and m.group("base") and _KEYS.get(_key(m.group("base"))) and _key(s) not in _KEYS:
+        base = _KEYS[_key(m.group("base"))]
+        return base, (f"{s} is an Unsloth dynamic quant: bounded at its base type {base} "
+                      f"({PRECISIONS[base].bits_per_param:.3g} bits per weight); its few wider tensors add a little")
+    m = _REPACKED.match(s)
+    if m and _KEYS.get(_key(m.group("base"))) and _key(s) not in _KEYS:
+        base = _KEYS[_key(m.group("base"))]
+        return base, f"{s} is ik_llama.cpp's row-interleaved repack of {base}: the same bytes per weight"
+    return None
+
+
+def _synth(name: str) -> Precision | None:
+    """A :class:`Precision` for a parametric name (see :func:`_parametric`)."""
+    m = re.match(r"^(\d+(?:\.\d+)?)bpw$", name)
+    if m:
+        b = float(m.group(1))
+        return Precision(name, b / 8, b / 8, b >= 16, f"{b:g} bits per weight, as stated or inferred", kind="bpw")
+    m = re.match(r"^INT(\d)-g(\d+)$", name)
+    if m:
+        b, g = int(m.group(1)), int(m.group(2))
+        return Precision(name, b / 8, b / 8 + 2 / g, False, f"{b}-bit integers, one 16-bit scale per {g} weights")
+    return None
+
+
+def precision_info(name: str) -> Precision:
+    """The :class:`Precision` of a canonical name, parametric ones included.
+
+    Raises:
+        TokcheckError: not a canonical name.
+    """
+    p = PRECISIONS.get(name) or _synth(name)
+    if p is None:
+        raise TokcheckError(f"unknown precision {name!r}")
+    return p
+
+
 def canonical_precision(text: str) -> str:
     """Canonical precision name for a spelling (``bfloat16`` → ``BF16``; ``full`` → ``BF16``;
-    ``q4_k_m`` / ``Q4_K - Medium`` → ``Q4_K_M``).
+    ``q4_k_m`` / ``Q4_K - Medium`` → ``Q4_K_M``; ``UD-Q2_K_XL`` → ``Q2_K``; ``IQ1_S_R4`` →
+    ``IQ1_S``; ``2.5 bpw`` → ``2.5bpw``; ``INT4-g32``).
 
     Raises:
         TokcheckError: for an unknown spelling (one line, with the known names).
@@ -251,6 +341,14 @@ def canonical_precision(text: str) -> str:
         return "BF16"
     if key in _KEYS:
         return _KEYS[key]
+    param = _parametric(str(text))
+    if param:
+        return param
+    base = gguf_base(text)
+    if base:
+        return base[0]
+    if key in _BARE_GGUF:
+        return _BARE_GGUF[key]
     known = ", ".join(p.name for p in _FORMATS)
     raise TokcheckError(f"unknown precision {text!r}; known: {known}, and GGUF types (Q8_0, Q4_K_M …)")
 
@@ -270,6 +368,9 @@ def find_precision(value: object) -> str | None:
         return FULL
     if key in _KEYS:
         return _KEYS[key]
+    derived = _parametric(str(value)) or (gguf_base(value) or (None,))[0]
+    if derived:
+        return derived
     squashed = re.sub(r"[\W_]", "", str(value).lower())
     if squashed in _FULL_KEYS:
         return FULL
@@ -282,7 +383,7 @@ def find_precision(value: object) -> str | None:
 
 def get_precision(text: str) -> Precision:
     """The :class:`Precision` for a spelling; raises TokcheckError if unknown."""
-    return PRECISIONS[canonical_precision(text)]
+    return precision_info(canonical_precision(text))
 
 
 def bytes_per_param(text: str) -> float:
@@ -298,7 +399,7 @@ def full_precision_name(text: object) -> str | None:
     if text is None:
         return None
     name = _KEYS.get(_key(text))
-    return name if name is not None and PRECISIONS[name].full_precision else None
+    return name if name is not None and precision_info(name).full_precision else None
 
 
 def is_quantized(text: object) -> bool | None:
@@ -309,7 +410,7 @@ def is_quantized(text: object) -> bool | None:
         return None
     if name == FULL:
         return False
-    return not PRECISIONS[name].full_precision
+    return not precision_info(name).full_precision
 
 
 def torch_dtype(text: object) -> str | None:
@@ -318,7 +419,7 @@ def torch_dtype(text: object) -> str | None:
     name = find_precision(text)
     if name == FULL:
         return "bfloat16"
-    return PRECISIONS[name].torch_dtype if name else None
+    return precision_info(name).torch_dtype if name else None
 
 
 # Parts of a model whose weights may be stored in different formats.
@@ -355,7 +456,7 @@ def scheme_for(precision: str, released: dict[str, str] | None = None) -> dict[s
             out["shared_experts"] = out["experts"] if rel.get("shared_experts_follow_experts") else default
         return out
     name = canonical_precision(precision)
-    if PRECISIONS[name].full_precision:
+    if precision_info(name).full_precision:
         return {p: name for p in PARTS}
     return {p: ("BF16" if p in _KEPT_IN_BF16 else name) for p in PARTS}
 

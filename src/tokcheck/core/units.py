@@ -86,6 +86,19 @@ def parse_fraction(text: str, what: str, *, allow_zero: bool = False, meaning: s
     return value
 
 
+def plain_number(x) -> str:
+    """A figure as people write it, never in exponent form: ``100000`` → ``100,000``,
+    ``2.49e6`` → ``2,490,000``, ``93.5`` → ``93.5``; a ``(lo, hi)`` range → ``lo–hi``; None → ``n/a``."""
+    if x is None:
+        return "n/a"
+    if isinstance(x, (list, tuple)):
+        return "–".join(plain_number(v) for v in x)
+    v = float(f"{float(x):.6g}")
+    if v.is_integer():
+        return f"{int(v):,}"
+    return f"{v:,.4g}" if abs(v) < 1000 else f"{v:,.1f}"
+
+
 def sig3(x: float) -> str:
     """``x`` to 3 significant digits with thousands separators: 27.5, 181, 1,160, 0.512.
 
@@ -112,3 +125,82 @@ def parse_count_list(text: str, what: str, unit: str = "requests") -> list[int]:
     if not items:
         raise TokcheckError(f"{what} needs at least one positive whole number of {unit}, e.g. 1,4,16")
     return [parse_count(x, what, unit) for x in items]
+
+
+# ---------------------------------------------------------------------------------------------
+# Printing numbers: one formatter for bytes, counts and rates, used by every message and table.
+
+#: The base of every size tokcheck prints: decimal, as datasheets state bandwidth (TB/s) and as
+#: model cards and claims state weight sizes, so bytes per token ÷ bandwidth can be read off
+#: directly. An "80 GB" H100 has 80 GiB = 85.9 GB.
+BYTES_BASE = "decimal units: 1 kB = 10³, 1 MB = 10⁶, 1 GB = 10⁹, 1 TB = 10¹² bytes"
+
+_DECIMAL_UNITS = (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3))
+
+
+def fmt_number(x: float | None) -> str:
+    """A measured value (tok/s, ms, a ratio) for people: thousands separators, no exponent,
+    digits by size — ``28652.96`` → ``28,653``; ``141.26`` → ``141``; ``27.46`` → ``27.5``;
+    ``5.067`` → ``5.07``; ``10.0`` → ``10``; ``0.00531`` → ``0.00531``; ``5e6`` → ``5,000,000``;
+    None → ``n/a``.
+
+    Three significant digits below 100 (more would claim a precision a run-to-run spread of a few
+    per cent does not have); whole units from 100 up, since rounding 28,653 to 28,700 would hide
+    a measured digit.
+    """
+    import math
+
+    if x is None:
+        return "n/a"
+    x = float(x)
+    if not math.isfinite(x):
+        return "n/a" if math.isnan(x) else ("∞" if x > 0 else "−∞")
+    if x == 0:
+        return "0"
+    a = abs(x)
+    if a >= 99.95:
+        return f"{x:,.0f}"
+    decimals = min(8, max(0, 2 - math.floor(math.log10(a))))
+    text = f"{x:.{decimals}f}"
+    if "." in text:  # 10.0 → 10, 27.50 → 27.5: trailing zeros claim no digit
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def fmt_rate(x: float | None, unit: str = "tok/s") -> str:
+    """A rate with its unit: ``fmt_rate(28652.96)`` → ``28,653 tok/s``; None → ``n/a``."""
+    return "n/a" if x is None else f"{fmt_number(x)} {unit}".rstrip()
+
+
+def fmt_count(n: float | None, noun: str = "") -> str:
+    """A whole count with thousands separators: ``fmt_count(15986, "sequences")`` →
+    ``15,986 sequences``; None → ``n/a``."""
+    if n is None:
+        return "n/a"
+    text = f"{round(float(n)):,}"
+    return f"{text} {noun}" if noun else text
+
+
+def fmt_bytes(n: float | None) -> str:
+    """Bytes in decimal units (:data:`BYTES_BASE`), three significant digits:
+    ``6_820_352`` → ``6.82 MB``; ``2.2e9`` → ``2.20 GB``; ``1.41e11`` → ``141 GB``; below
+    10,000 the exact count, ``2,048 bytes``; None → ``n/a``."""
+    if n is None:
+        return "n/a"
+    n = float(n)
+    a = abs(n)
+    if a < 1e4:
+        return f"{n:,.0f} bytes"
+    for unit, size in _DECIMAL_UNITS:
+        if a >= size * 0.9995:
+            v = n / size
+            if abs(v) >= 99.95:
+                return f"{v:,.0f} {unit}"
+            return f"{v:.{2 if abs(v) < 9.995 else 1}f} {unit}"
+    return f"{n:,.0f} bytes"  # pragma: no cover - a < 1e4 returned above
+
+
+def fmt_yes_no(v: bool | None, unknown: str | None = "not stated") -> str | None:
+    """``True`` → ``yes``, ``False`` → ``no``, ``None`` → ``not stated`` (or ``unknown``): how a
+    flag reads in a table a person looks at (never Python's True/False/None)."""
+    return unknown if v is None else ("yes" if v else "no")

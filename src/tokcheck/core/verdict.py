@@ -1,26 +1,75 @@
-"""judge a claim against the physical bound, explain what would be needed, and reverse it.
+"""Judge a claim against the physical bounds the way an expert does, explain what would be
+needed, and say what hardware it would take.
 
 :func:`analyze_claim` is the one library call behind ``tokcheck claim``: Claim (+ catalog) →
-Bound, MemoryBudget, precision options, verdict and explanations. Pure: no I/O.
+bounds, memory budget, precision readings, verdict and explanations. Pure: no I/O.
 
-Verdicts:
-- ``plausible``: at or below the realistic bound (or the aggregate bound for throughput claims).
-- ``needs_explanation``: above the realistic bound, but speculative decoding with a reachable mean
-  accepted length, aggregate throughput over concurrent requests, tensor parallel over more GPUs,
-  or a lower precision than stated would account for it (each named, with the figure it needs).
-- ``implausible``: none of those can account for it.
-- ``unknown``: not enough facts (no GPU/bandwidth, a model outside the catalog, or a TTFT figure,
-  which the decode roofline does not bound).
+What it weighs (each rule has a unit test whose docstring shows the arithmetic):
+
+- **The setup as stated**: GPUs and their count; tensor parallel adds bandwidth to one stream,
+  pipeline parallel (and llama.cpp's default layer split across GPUs) does not
+  (:mod:`tokcheck.core.roofline`); unified memory of a stated size (a 16 GB M2 Pro).
+- **Precision as it really is**: a stated format (GGUF types at their real bits, Unsloth's UD-
+  quants at their base type's); "full precision" / "not quantized" of a model that ships in
+  FP8/FP4/INT4 read both as the shipped format and as BF16 (both reported); unstated precision
+  that cannot fit the stated memory judged at the precisions that do fit (a 30B model on a 24 GB
+  card is a 4-bit claim); engines that run quantized files by default (llama.cpp, Ollama, LM
+  Studio, MLX) judged down to the usual 4-bit files; a stated footprint ("21 GB on disk", "uses
+  73.8 GB") read as the bits per weight it implies.
+- **Offload**: weights in host RAM (``--n-cpu-moe``, ``--cpu-moe``, "13 of 32 layers on the
+  GPU", KTransformers, or weights that cannot fit) are read at host memory bandwidth:
+  ``1 / (GPU bytes / GPU bandwidth + host bytes / host bandwidth)``; the host memory comes from
+  the words or is assumed and named (:mod:`tokcheck.core.hostmem`).
+- **Calibrated bands**: the claim's memory-bandwidth utilisation (MBU = figure / hard bound)
+  against measured references (:data:`MBU_BANDS`, cited in docs/sources.md): at or below
+  :data:`EVIDENCE_MBU` (90 %) plausible; above it and up to the hard bound, it needs evidence.
+- **Above the hard bound**: one request stated, speculative decoding excluded or not mentioned
+  and the precision pinned → implausible; otherwise needs_explanation naming what it would
+  take (accepted tokens per step, concurrency, precision, more GPUs); a figure no single stream
+  can reach even with speculative decoding is read as an aggregate; one above every aggregate
+  bound is implausible.
+- **Batched bound**: at a stated concurrency B, aggregate decode ≤ B × the per-step rate (one
+  weight read + B KV reads per step); above it is implausible. Unstated concurrency: the batch
+  the KV cache can hold, capped by the compute roof.
+- **Internal consistency**: TPOT/ITL against tok/s (1000 / TPOT), batch × per-user against the
+  total, stated memory against the card's capacity and against the weights.
+- **Prefill and TTFT**: prompt tok/s against the dense FLOP/s roof; TTFT against the shortest
+  prefill (one weight read, ``2 · active params · prompt tokens`` FLOPs).
+- **No GPU stated**: ``requirements`` — the bandwidth and memory the figure needs and the
+  smallest catalog setups that reach it; CPU-only claims are bounded by their host memory.
+
+Verdicts: ``plausible``, ``needs_explanation``, ``implausible``, ``unknown`` (no model to bound).
+
+The setup and the precision readings come from :mod:`tokcheck.core.readings`; the host memory
+from :mod:`tokcheck.core.hostmem`; the bounds from :mod:`tokcheck.core.roofline`. The sources of
+the constants (MBU bands, all-reduce latency, host-memory assumptions) are in docs/sources.md.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import math
+import re
+from dataclasses import asdict, dataclass, field, replace
 
 from tokcheck.core.architecture import ModelSpec, active_params, total_params
-from tokcheck.core.catalog import GpuSpec, find_gpu, find_model, gpu_from_bandwidth
+from tokcheck.core.catalog import GIB, GpuSpec, find_gpu, find_model, gpu_from_bandwidth, gpus
 from tokcheck.core.claim import Claim
-from tokcheck.errors import TokcheckError
+from tokcheck.core.hostmem import HostMemory, find_host_memory
+from tokcheck.core.readings import (
+    _OUTPUT_WORDS,
+    _BENCH_SERVING,
+    _SERVING_CONTEXT,
+    LOCAL_ENGINES,
+    Reading,
+    Setup,
+    Words,
+    _host_device,
+    _released_names,
+    read_precisions,
+    read_setup,
+    read_words,
+    sized,
+)
 from tokcheck.core.precision import canonical_precision, describe_scheme, scheme_for
 from tokcheck.core.roofline import (
     DEFAULT_CONTEXT_TOKENS,
@@ -28,18 +77,58 @@ from tokcheck.core.roofline import (
     aggregate_bound,
     decode_bound,
     implied_bytes_per_token,
+    max_aggregate_bound,
     max_seqs_by_max_model_len,
     memory_budget,
+    offload_bound,
     precision_options,
+    prefill_bound,
+    ttft_floor,
     weights_bytes,
 )
-from tokcheck.core.units import sig3
+from tokcheck.core.units import fmt_bytes, plain_number, sig3
+from tokcheck.errors import TokcheckError
 
 # Mean accepted tokens per step that published speculative decoding reaches: DeepSeek-V3's MTP
 # accepts the 2nd token 85–90 % of the time (≈1.9 tokens/step, DeepSeek-V3 report §5.4.3);
 # EAGLE-2/3 report about 3–4.5 on chat benchmarks. Beyond this, spec decoding alone won't do.
 MAX_PLAUSIBLE_ACCEPTED_LENGTH = 4.0
 DEFAULT_MAX_MODEL_LEN = 8192  # the guide's vLLM example (--max-model-len 8192; docs/guide.md)
+#: Above this share of the hard bound a figure needs evidence (docs/sources.md, "MBU bands").
+EVIDENCE_MBU = 0.90
+#: Measured memory-bandwidth utilisation of batch-1 decode, the references a claim's MBU is
+#: reported beside (docs/sources.md, "MBU bands"): (upper edge, what reaches it).
+MBU_BANDS: tuple[tuple[float, str], ...] = (
+    (0.50, "what typical engines reach at batch 1 on small models (vLLM and SGLang use at most ~50 % of an "
+           "H100's bandwidth on Llama-3.2-1B: Hazy Research, 'Look Ma, No Bubbles!', 2025)"),
+    (0.69, "gpt-fast's level (69 % of an A100's datasheet bandwidth on Llama-2-7B: PyTorch blog, "
+           "'Accelerating Generative AI with PyTorch II: GPT, Fast', 2023)"),
+    (0.85, "hand-tuned kernels (78 % on an H100 for Hazy Research's Llama-1B megakernel, 2025; ~80–85 % for "
+           "the best published decode kernels)"),
+    (0.90, "above hand-tuned kernels: possible only with the best kernels on this hardware"),
+    (1.00, "above 90 % of peak bandwidth: needs evidence (no published decode loop sustains it)"),
+)
+_SEVERITY = {"plausible": 0, "needs_explanation": 1, "implausible": 2}
+
+
+def fmt(x: float | None) -> str:
+    """A figure as people write it, never in exponent form (``100000`` → ``100,000``)."""
+    return plain_number(x)
+
+
+def _gb(x: float) -> str:
+    """Bytes in decimal units (1 GB = 10⁹ bytes), as every message prints them."""
+    return fmt_bytes(x)
+
+
+def band_for(mbu: float) -> str:
+    """The reference band a memory-bandwidth utilisation falls in (:data:`MBU_BANDS`)."""
+    if mbu > 1:
+        return "above the hard bound (more than 100 % of peak bandwidth)"
+    for edge, text in MBU_BANDS:
+        if mbu <= edge:
+            return text
+    return MBU_BANDS[-1][1]
 
 
 @dataclass
@@ -59,12 +148,23 @@ class ClaimAnalysis:
     options: list[dict] = field(default_factory=list)
     released_bound: dict | None = None
     notes: list[str] = field(default_factory=list)
+    requirements: dict | None = None
+    mbu: dict | None = None
+    readings: list[dict] = field(default_factory=list)
+    layout: dict | None = None
+    offload: dict | None = None
+    consistency: list[dict] = field(default_factory=list)
+    stand_in: list[dict] | None = None   # a model named only by its size: each figure's stand-in
 
     def to_json(self) -> dict:
         c = self.claim
         return {
             "claim": c.text,
             "fields": dict(c.fields),
+            "figures": [fig.to_json() for fig in c.figures],
+            "sources": dict(c.sources),
+            "footprint": dict(c.footprint),
+            "unknown_names": list(c.unknown_names),
             "missing": c.missing,
             "present_count": c.present_count,
             "reference_only": c.reference_only,
@@ -79,6 +179,13 @@ class ClaimAnalysis:
             "released_bound": self.released_bound,
             "precision_options": self.options,
             "notes": list(self.notes),
+            "requirements": self.requirements,
+            "mbu": self.mbu,
+            "readings": list(self.readings),
+            "layout": self.layout,
+            "offload": self.offload,
+            "consistency": list(self.consistency),
+            "stand_in": self.stand_in,
         }
 
 
@@ -89,6 +196,8 @@ def model_facts(m: ModelSpec) -> dict:
             "total_params": total_params(m), "active_params": active_params(m),
             "total_params_stated": m.total_params_stated, "active_params_stated": m.active_params_stated,
             "released_weights": describe_scheme(scheme_for("released", m.released_weights)),
+            "released_detail": m.released_detail or None,
+            "linear_attention_layers": m.linear_layers or None, "sliding_window_layers": m.sliding_layers or None,
             "source": m.source, "checked": m.checked, "estimate": m.estimate}
 
 
@@ -96,7 +205,7 @@ def gpu_facts(g: GpuSpec) -> dict:
     """The GPU's datasheet facts and provenance for reports."""
     return {"name": g.name, "memory_bytes": g.memory_bytes, "peak_bandwidth_bytes_per_s": g.peak_bandwidth_bytes_per_s,
             "bf16_dense_tflops": g.bf16_dense_tflops, "fp8_dense_tflops": g.fp8_dense_tflops,
-            "source": g.source, "checked": g.checked}
+            "kind": g.kind or None, "source": g.source, "checked": g.checked}
 
 
 def context_for(fields: dict) -> tuple[int, str]:
@@ -113,9 +222,10 @@ def context_for(fields: dict) -> tuple[int, str]:
 def _bound_json(b) -> dict:
     keys = ("bytes_per_token", "hard_tok_s", "realistic_tok_s", "context_tokens", "precision", "precision_detail",
             "tensor_parallel", "gpu", "bandwidth_bytes_per_s", "achievable_fraction", "achievable_source",
-            "weights_bytes_per_token", "kv_bytes_per_token_read", "tokens_per_step", "hard_tok_s_reason")
+            "weights_bytes_per_token", "kv_bytes_per_token_read", "tokens_per_step", "hard_tok_s_reason",
+            "pipeline_parallel", "communication_s_per_token")
     d = b.to_dict()
-    out = {k: d[k] for k in keys}
+    out = {k: d.get(k) for k in keys}
     out["notes"] = list(d["notes"])
     return out
 
@@ -128,31 +238,496 @@ def _memory_json(m) -> dict:
                               "reason")}
 
 
-def _gb(x: float) -> str:
-    return f"{x / 1e9:,.1f} GB"
+# --------------------------------------------------------------------------------- the bounds
+
+@dataclass
+class _Bounds:
+    reading: Reading
+    bound: object              # roofline Bound of the single stream (GPU part when offloaded)
+    hard: float | None         # single-stream hard bound (offload included)
+    realistic: float | None
+    fits: bool | None
+    offload: dict | None = None
+    weights: float = 0.0
+    mem: object = None
+    setup: Setup | None = None
 
 
-def _pick_precision(fields: dict, model: ModelSpec | None) -> tuple[str, str]:
-    """The precision to bound at, and why (the guide: full precision → BF16; unstated → as released)."""
-    stated = fields.get("precision")
-    quant = fields.get("quantization")
-    if stated == "full" or (stated is None and quant == "none"):
-        return "BF16", "'full precision' / 'no quantization' means BF16/FP16 weights"
-    if stated:
-        p = canonical_precision(stated)
-        if model is not None and p in {canonical_precision(v) for v in model.released_weights.values()} \
-                and p != "BF16":
-            return "released", f"{p} as the model ships it ({describe_scheme(scheme_for('released', model.released_weights))})"
-        return p, f"{p} as stated"
-    if quant and quant not in ("none", "yes"):
-        try:
-            return canonical_precision(quant), f"{quant} as stated"
-        except TokcheckError:
-            pass
-    if model is None:
-        return "BF16", "precision not stated: BF16 assumed"
-    return "released", "precision not stated: the model's released weights assumed"
+def _fits(setup: Setup, w: float, words: Words) -> bool | None:
+    cap = setup.capacity
+    if cap is None:
+        return None
+    return w <= cap * 0.97
 
+
+def _bounds(r: Reading, setup: Setup, claim: Claim, words: Words, context: int, gmu: float,
+            acceptance_rate, draft_tokens) -> _Bounds:
+    m, p = r.model, r.precision
+    w = weights_bytes(m, p)
+    setup = sized(setup, w)
+    gpu = setup.gpu
+    b = decode_bound(m, gpu, p, context, setup.tp, acceptance_rate=acceptance_rate, draft_tokens=draft_tokens,
+                     pipeline_parallel=setup.pp)
+    max_model_len = int(claim.fields.get("max_model_len") or ((claim.fields.get("input_tokens") or 0)
+                        + (claim.fields.get("output_tokens") or 0)) or DEFAULT_MAX_MODEL_LEN)
+    mem = memory_budget(m, gpu, p, max_model_len, int(claim.fields.get("concurrency") or 1), gmu,
+                        max(1, setup.tp * setup.pp)) if gpu is not None else None
+    # --weights gives the bytes read per token, not what is stored (a MoE stores more): no fit test
+    fits = _fits(setup, w, words) if gpu is not None and not isinstance(m, WeightsOnly) else None
+    foot = claim.footprint
+    offload_needed = gpu is not None and setup.can_offload and setup.host is not None and \
+        not isinstance(m, WeightsOnly) and (
+        fits is False or foot.get("n_cpu_moe") or words.all_experts_on_cpu or words.expert_share is not None
+        or (foot.get("gpu_layers") is not None and foot.get("total_layers")
+            and foot["gpu_layers"] < foot["total_layers"]))
+    if offload_needed:
+        off = offload_bound(m, gpu, setup.host, p, context, setup.count, setup.tp,
+                            n_cpu_moe=foot.get("n_cpu_moe"), all_experts_on_cpu=words.all_experts_on_cpu,
+                            gpu_layers=foot.get("gpu_layers") if foot.get("total_layers") else None,
+                            total_layers=foot.get("total_layers"),
+                            gpu_memory_bytes=setup.capacity, host_expert_fraction=words.expert_share)
+        return _Bounds(r, b, off["hard_tok_s"], off["realistic_tok_s"], fits, off, w, mem, setup)
+    return _Bounds(r, b, b.hard_tok_s, b.realistic_tok_s, fits, None, w, mem, setup)
+
+
+# ------------------------------------------------------------------------ judging one figure
+
+@dataclass
+class _Judgement:
+    verdict: str
+    text: list[str]
+    mbu: float | None = None
+    basis: str = ""
+    bounds: dict = field(default_factory=dict)
+
+
+def _rate_of(fig_value, unit: str, fields: dict) -> float | None:
+    """A speed figure in tok/s: TPOT in ms/tok → 1000 / TPOT; s per 1k tokens → 1000 / s."""
+    v = max(fig_value) if isinstance(fig_value, (list, tuple)) else fig_value
+    if v is None:
+        return None
+    if unit == "tok/s":
+        return float(v)
+    if unit == "ms/tok":
+        return 1000.0 / v if v > 0 else None
+    if unit == "s/tok":
+        return 1.0 / v if v > 0 else None
+    if unit == "s/1k tok":
+        return 1000.0 / v if v > 0 else None
+    return None
+
+
+def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: Words, context: int,
+                  scope: str | None, concurrency: int | None, spec: bool | None, gmu: float,
+                  output_only: bool = True) -> _Judgement:
+    """Verdict of one decode-speed figure at one precision reading (see the module docstring).
+
+    ``scope``: ``request``/``user`` (one stream's speed), ``aggregate``/``gpu``/``node``
+    (throughput), None (not stated). ``output_only``: an aggregate counts output tokens only
+    (else it may include prompt tokens, which the compute roof alone bounds)."""
+    r, m, p = bd.reading, bd.reading.model, bd.reading.precision
+    setup = bd.setup or setup
+    gpu = setup.gpu
+    text: list[str] = []
+    where = _where(setup)
+    at = f"at {r.label}"
+    hard = bd.hard
+    if hard is None:
+        return _Judgement("unknown", ["no bandwidth to bound it"])
+    bounds = {"single_hard_tok_s": hard, "single_realistic_tok_s": bd.realistic}
+    lengths_stated = claim.fields.get("input_tokens") is not None or claim.fields.get("output_tokens") is not None
+    agg_ctx = context if lengths_stated else 0
+    agg_max = None
+    if gpu is not None and bd.offload is None and bd.fits is not False:
+        agg_max = max_aggregate_bound(m, gpu, p, agg_ctx, setup.tp, setup.pp, setup.replicas, gmu,
+                                      setup.memory_bytes)
+    if agg_max:
+        bounds["max_aggregate"] = agg_max
+    if bd.fits is False and bd.offload is None and gpu is not None and gpu.kind != "host_memory":
+        cap = setup.capacity
+        return _Judgement("implausible", [f"the weights at {r.label} ({_gb(bd.weights)}) do not fit {where} "
+                                          f"({_gb(cap)}) and nothing in the claim offloads them to host memory"],
+                          None, "memory", bounds)
+
+    def mbu_text(v, h, what):
+        u = v / h
+        return u, f"{fmt(v)} tok/s is {u:.0%} of the {what} ({sig3(h)} tok/s {at} on {where}) — {band_for(u)}"
+
+    def lower_precision_reaches(v: float, aggregate: bool, spec_stated: bool = False) -> str | None:
+        """A narrower format than the released one under which the figure fits the bound (with the
+        stated speculative decoding's accepted tokens per step, when one stream is judged)."""
+        if r.stated or r.fallback:
+            return None
+        for lower in ("FP8", "INT4"):
+            if lower in _released_names(m):
+                continue
+            if aggregate:
+                lb = max_aggregate_bound(m, gpu, lower, agg_ctx, setup.tp, setup.pp, setup.replicas, gmu,
+                                         setup.memory_bytes) if gpu is not None else None
+                h = lb["hard_tok_s"] if lb else None
+            else:
+                h = decode_bound(m, gpu, lower, context, setup.tp, pipeline_parallel=setup.pp).hard_tok_s
+            if h and v <= h * EVIDENCE_MBU:
+                return f"at {lower} the bound is {sig3(h)} tok/s: the figure needs weights narrower than the released ones"
+            if h and spec_stated and not aggregate and v <= h * MAX_PLAUSIBLE_ACCEPTED_LENGTH:
+                return (f"at {lower} the bound is {sig3(h)} tok/s: with the stated speculative decoding the figure "
+                        f"needs weights narrower than the released ones and ≥ {v / h:.2f} accepted tokens per step")
+        return None
+
+    # --- a stated concurrency with no scope: per request when one stream could, else the total
+    if scope is None and concurrency and concurrency > 1 and bd.offload is None and gpu is not None:
+        agg = aggregate_bound(m, gpu, p, context, concurrency, setup.tp, setup.pp)
+        if value > min(hard, agg["hard_tok_s"] / concurrency):
+            scope = "aggregate"
+
+    # --- aggregate figures
+    if scope in ("aggregate", "gpu", "node"):
+        total = value
+        if scope == "gpu":
+            total = value * setup.count
+        elif scope == "node":
+            total = value * max(1, setup.count // 8 if setup.count >= 8 else 1)
+        if concurrency and concurrency > 1 and bd.offload is None:
+            agg = aggregate_bound(m, gpu, p, context, concurrency, setup.tp, setup.pp)
+            bounds["aggregate"] = agg
+            u, t = mbu_text(total, agg["hard_tok_s"], f"hard aggregate bound at concurrency {concurrency}")
+            text.append(t)
+            if u <= EVIDENCE_MBU:
+                return _Judgement("plausible", text, u, "aggregate", bounds)
+            if u <= 1:
+                return _Judgement("needs_explanation", text, u, "aggregate", bounds)
+            if not lengths_stated:
+                short = aggregate_bound(m, gpu, p, 0, concurrency, setup.tp, setup.pp)
+                if total <= short["hard_tok_s"] * EVIDENCE_MBU:
+                    text.append(f"lengths are not stated: with short contexts (little KV cache to read) the bound rises "
+                                f"to {sig3(short['hard_tok_s'])} tok/s, which it fits")
+                    return _Judgement("plausible", text, total / short["hard_tok_s"], "aggregate", bounds)
+                if total <= short["hard_tok_s"]:
+                    return _Judgement("needs_explanation", text, u, "aggregate", bounds)
+            lower = lower_precision_reaches(total, True)
+            if lower:
+                text.append(lower)
+                return _Judgement("needs_explanation", text, u, "aggregate", bounds)
+            text.append(f"at concurrency {concurrency} one step reads the weights once and each sequence's KV cache: "
+                        f"no batch of that size reaches {fmt(total)} tok/s")
+            return _Judgement("implausible", text, u, "aggregate", bounds)
+        if agg_max:
+            roof = agg_max.get("compute_tok_s")
+            if not output_only and roof:
+                h, what = roof, ("compute roof (2 × active parameters FLOPs per token, prompt tokens included: the "
+                                 "figure does not say it counts output tokens only)")
+            else:
+                h, what = agg_max["hard_tok_s"], (f"highest aggregate bound (a batch of {fmt(agg_max['batch'])} "
+                                                   "sequences the memory holds, capped by the compute roof)")
+            u, t = mbu_text(total, h, what)
+            text.append(t)
+            if u <= EVIDENCE_MBU:
+                return _Judgement("plausible", text, u, "aggregate", bounds)
+            lower = lower_precision_reaches(total, True)
+            if u <= 1 or lower:
+                if lower:
+                    text.append(lower)
+                return _Judgement("needs_explanation", text, u, "aggregate", bounds)
+            if not claim.fields.get("gpu_count"):
+                n = math.ceil(total / (h * EVIDENCE_MBU) * max(1, setup.count))
+                if _SERVING_CONTEXT.search(claim.text or ""):
+                    text.append(f"the GPU count is not stated: read as a cluster's throughput it needs about {fmt(n)} × "
+                                f"{gpu.name}")
+                    return _Judgement("plausible", text, u, "aggregate_reading", bounds)
+                text.append(f"the GPU count is not stated: about {fmt(n)} × {gpu.name} would reach it")
+                return _Judgement("needs_explanation", text, u, "aggregate", bounds)
+            text.append("no batch the memory can hold reaches it on this hardware")
+            return _Judgement("implausible", text, u, "aggregate", bounds)
+        if bd.offload is not None or bd.fits is not False:
+            what = ("offloaded single-stream bound (batching shares each host read)" if bd.offload is not None else
+                    "single-stream bound (the memory left beside the weights holds about one sequence)")
+            u, t = mbu_text(total, hard, what)
+            text.append(t)
+            return _Judgement("plausible" if u <= EVIDENCE_MBU else "needs_explanation", text, u, "single", bounds)
+        return _Judgement("unknown", ["no aggregate bound on this hardware"])
+
+    # --- per-stream figures
+    per_hard = hard
+    what = "single-stream hard bound"
+    if concurrency and concurrency > 1 and bd.offload is None and gpu is not None:
+        agg = aggregate_bound(m, gpu, p, context, concurrency, setup.tp, setup.pp)
+        per_hard = min(hard, agg["hard_tok_s"] / concurrency)
+        bounds["per_request_at_concurrency"] = {"hard_tok_s": per_hard, "concurrency": concurrency,
+                                                "realistic_tok_s": min(bd.realistic or per_hard,
+                                                                       agg["realistic_tok_s"] / concurrency)}
+        what = f"per-request hard bound at concurrency {concurrency}"
+    u, t = mbu_text(value, per_hard, what)
+    text.append(t)
+    if bd.offload is not None:
+        o = bd.offload
+        text.append(f"offload: {o['placement']}; {_gb(o['gpu_bytes_per_token'])} per token from the GPU and "
+                    f"{_gb(o['host_bytes_per_token'])} from {o['host_memory']} ({o['host_memory_why']})")
+    if u <= EVIDENCE_MBU:
+        return _Judgement("plausible", text, u, "single", bounds)
+    if u <= 1:
+        text.append("above 90 % of peak bandwidth: it needs evidence (the best published decode kernels reach ~78–85 %)")
+        return _Judgement("needs_explanation", text, u, "single", bounds)
+    # above the hard bound: what could account for it
+    ratio = value / per_hard
+    single = scope == "request" or concurrency == 1 or (words.single and not (concurrency and concurrency > 1))
+    possible: list[str] = []
+    if spec:
+        if ratio <= MAX_PLAUSIBLE_ACCEPTED_LENGTH:
+            possible.append(f"the stated speculative decoding would need a mean accepted length of ≥ {ratio:.2f} "
+                            "tokens per step (published methods reach ~2–4)")
+        else:
+            text.append(f"even the stated speculative decoding would need ≥ {ratio:.2f} accepted tokens per step, "
+                        "beyond the ~2–4 that published methods reach")
+    elif spec is None and not (single and r.stated) and ratio <= MAX_PLAUSIBLE_ACCEPTED_LENGTH:
+        possible.append(f"speculative decoding / MTP (not mentioned) would need a mean accepted length of ≥ "
+                        f"{ratio:.2f} tokens per step (published methods reach ~2–4)")
+    elif spec is None and ratio > MAX_PLAUSIBLE_ACCEPTED_LENGTH:
+        text.append(f"speculative decoding alone would need a mean accepted length of ≥ {ratio:.2f} tokens per step, "
+                    "beyond the ~2–4 that published methods reach")
+    serving = bool(_SERVING_CONTEXT.search(claim.text or "")) or bool(claim.fields.get("concurrency"))
+    if scope is None and not single and agg_max:
+        h_agg = agg_max["hard_tok_s"]
+        if value <= h_agg * EVIDENCE_MBU:
+            bench = _BENCH_SERVING.search(claim.text or "")
+            if (ratio > MAX_PLAUSIBLE_ACCEPTED_LENGTH and serving) or bench:
+                why = (f"no single stream reaches {fmt(value)} tok/s even with speculative decoding"
+                       if ratio > MAX_PLAUSIBLE_ACCEPTED_LENGTH else
+                       f"a serving benchmark ('{bench.group(0)}') counts the tokens of all requests in flight")
+                text.append(f"{why}; read as aggregate throughput over concurrent requests it is {value / h_agg:.0%} "
+                            f"of the highest aggregate bound ({sig3(h_agg)} tok/s)")
+                return _Judgement("plausible", text, value / h_agg, "aggregate_reading", bounds)
+            n = _concurrency_needed(m, gpu, p, agg_ctx, setup, value)
+            possible.append("it may be aggregate throughput over concurrent requests, not one request's speed"
+                            + (f" (about {n} concurrent requests reach it)" if n else ""))
+        elif value <= h_agg:
+            possible.append("as aggregate throughput it needs more than 90 % of the highest aggregate bound")
+        elif not claim.fields.get("gpu_count") and ratio > MAX_PLAUSIBLE_ACCEPTED_LENGTH and serving:
+            n = math.ceil(value / (h_agg * EVIDENCE_MBU) * max(1, setup.count))
+            text.append(f"no single stream reaches {fmt(value)} tok/s; read as a cluster's aggregate throughput it needs "
+                        f"about {fmt(n)} × {gpu.name} at most-favourable batching (the GPU count is not stated)")
+            return _Judgement("plausible", text, value / h_agg, "aggregate_reading", bounds)
+    lower = lower_precision_reaches(value, False, spec is True)
+    if lower:
+        possible.append(lower)
+    sparse = _activation_sparsity(bd, m, value)
+    if sparse:
+        possible.append(sparse)
+    if not claim.fields.get("gpu_count") and gpu is not None and gpu.kind not in ("host_memory", "accelerator",
+                                                                                  "apple", "soc") \
+            and bd.offload is None:
+        for n in (2, 4, 8):
+            if n <= setup.count:
+                continue
+            nb = decode_bound(m, gpu, p, context, n)
+            if nb.hard_tok_s and value <= nb.hard_tok_s * EVIDENCE_MBU:
+                possible.append(f"on {n}× {gpu.name} with tensor parallel the hard bound is {sig3(nb.hard_tok_s)} tok/s "
+                                "(the GPU count is not stated)")
+                break
+    if single and spec is not True and r.stated:
+        text.append("one request, a pinned precision and no speculative decoding stated: nothing accounts for it — "
+                    "physically impossible on this hardware")
+        return _Judgement("implausible", text, u, "single", bounds)
+    if possible:
+        text.extend(possible)
+        return _Judgement("needs_explanation", text, u, "single", bounds)
+    text.append("no explanation reaches it: speculative decoding, concurrency and precision all fall short")
+    return _Judgement("implausible", text, u, "single", bounds)
+
+
+def _activation_sparsity(bd: _Bounds, m: ModelSpec, value: float) -> str | None:
+    """A dense model offloaded to host memory whose figure beats the offload bound but not the
+    GPU's own part: only skipping most host reads explains it — activation sparsity, as
+    PowerInfer does (hot neurons on the GPU, the rarely firing cold ones computed on the CPU;
+    13.2 tok/s average, 29.08 peak, OPT-175B among the models, on one RTX 4090: Song et al.,
+    SOSP 2024). It works on ReLU-family MLPs (the model's config says ``relu``), and needs
+    evidence; SwiGLU models keep most neurons active."""
+    o = bd.offload
+    if o is None or m.is_moe or "relu" not in (m.activation or "").lower() or not o.get("gpu_time_s") \
+            or not o.get("host_time_s"):
+        return None
+    gpu_only = 1 / o["gpu_time_s"]
+    if value > gpu_only * EVIDENCE_MBU:
+        return None
+    return (f"only if most host reads are skipped: the GPU's own share bounds {sig3(gpu_only)} tok/s — activation "
+            "sparsity (PowerInfer-style hot neurons on the GPU, cold ones computed on the CPU, as its ReLU MLP allows) "
+            "would explain it, and needs evidence")
+
+
+def _concurrency_needed(m, gpu, p, context, setup: Setup, value) -> int | None:
+    for c in (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096):
+        if aggregate_bound(m, gpu, p, context, c, setup.tp, setup.pp)["hard_tok_s"] * EVIDENCE_MBU >= value:
+            return c
+    return None
+
+
+def _where(setup: Setup) -> str:
+    if setup.gpu is None:
+        return "no GPU"
+    if setup.count <= 1:
+        return f"one {setup.gpu.name}"
+    lay = []
+    if setup.tp > 1:
+        lay.append(f"TP {setup.tp}")
+    if setup.pp > 1:
+        lay.append(f"PP {setup.pp}")
+    return f"{setup.count}× {setup.gpu.name}" + (f" ({', '.join(lay)})" if lay else "")
+
+
+# ----------------------------------------------------------------- prefill, TTFT, e2e latency
+
+def _unfit(bd: _Bounds, setup: Setup) -> _Judgement | None:
+    """Weights that do not fit the stated memory, with nothing offloading them: no figure of any
+    kind (decode, prefill, TTFT) is served that way."""
+    gpu = setup.gpu
+    if bd.fits is False and bd.offload is None and gpu is not None and gpu.kind != "host_memory":
+        return _Judgement("implausible", [f"the weights at {bd.reading.label} ({_gb(bd.weights)}) do not fit "
+                                          f"{_where(setup)} ({_gb(setup.capacity)}) and nothing in the claim offloads "
+                                          "them to host memory"], None, "memory", {})
+    return None
+
+
+def _judge_prefill(value: float, bd: _Bounds, setup: Setup) -> _Judgement:
+    unfit = _unfit(bd, setup)
+    if unfit:
+        return unfit
+    roof = prefill_bound(bd.reading.model, setup.gpu, bd.reading.precision, setup.tp, setup.pp)
+    if roof is None:
+        return _Judgement("unknown", ["prompt processing is bound by compute, and the catalog has no FLOP/s figure "
+                                      f"for {setup.gpu.name if setup.gpu else 'this hardware'}"])
+    u = value / roof
+    text = [f"{fmt(value)} prompt tok/s needs {u:.0%} of the dense FLOP/s roof ({sig3(roof)} tok/s at "
+            f"{bd.reading.label}: 2 × active parameters FLOPs per token on {_where(setup)})"]
+    if u <= EVIDENCE_MBU:
+        return _Judgement("plausible", text, None, "prefill", {"prefill_roof_tok_s": roof})
+    if u <= 1:
+        return _Judgement("needs_explanation", text, None, "prefill", {"prefill_roof_tok_s": roof})
+    text.append("above the compute roof: no prefill runs faster than the GPUs' peak FLOP/s")
+    return _Judgement("implausible", text, None, "prefill", {"prefill_roof_tok_s": roof})
+
+
+def _judge_ttft(value_s: float, bd: _Bounds, setup: Setup, input_tokens: int | None) -> _Judgement:
+    unfit = _unfit(bd, setup)
+    if unfit:
+        return unfit
+    floor = ttft_floor(bd.reading.model, setup.gpu, bd.reading.precision, input_tokens or 1, setup.tp)
+    if floor is None:
+        return _Judgement("unknown", ["no bound for TTFT on this hardware"])
+    what = f"a {input_tokens}-token prompt" if input_tokens else "the shortest prompt (one weight read)"
+    text = [f"TTFT {fmt(value_s * 1000)} ms against the shortest possible prefill of {what}: "
+            f"{fmt(floor * 1000)} ms at {bd.reading.label} on {_where(setup)}"]
+    if value_s >= floor:
+        return _Judgement("plausible", text, None, "ttft", {"ttft_floor_s": floor})
+    text.append("faster than reading the weights and doing the prompt's FLOPs at peak: impossible")
+    return _Judgement("implausible", text, None, "ttft", {"ttft_floor_s": floor})
+
+
+# ---------------------------------------------------------------------------- consistency
+
+_MIN_OF = re.compile(r"(?:\b|(?:\b([a-z][a-z0-9]*(?:_[a-z0-9]+)*))_)min(?:imum)?\s*(?:of|=|:)\s*"
+                     r"(\d[\d,]*(?:\.\d+)?)", re.I)
+_MAX_OF = re.compile(r"(?:\b|(?:\b([a-z][a-z0-9]*(?:_[a-z0-9]+)*))_)max(?:imum)?\s*(?:of|=|:)\s*"
+                     r"(\d[\d,]*(?:\.\d+)?)", re.I)
+
+
+def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], dict]:
+    """Checks between the claim's own figures. Returns (findings, hints) where hints may carry
+    ``per_stream`` (a TPOT-implied speed) and ``implied_concurrency``."""
+    out: list[dict] = []
+    hints: dict = {}
+    figs = claim.figures
+    tpots = [f for f in figs if f.unit in ("ms/tok", "s/tok", "s/1k tok") and not f.headline]
+    if head is not None and head.unit == "tok/s" and rate and tpots:
+        t = tpots[0]
+        per = _rate_of(t.value, t.unit, {})
+        scope = _stated_scope(head)
+        metric = claim.fields.get("metric")
+        if per:
+            if abs(rate - per) <= 0.15 * per:
+                out.append({"check": "tpot_vs_tok_s", "ok": True,
+                            "text": f"{fmt(t.high)} {t.unit} is {fmt(per)} tok/s, which agrees with {fmt(rate)} tok/s"})
+            elif rate > per * 1.25 and (scope in ("aggregate", "gpu", "node") or metric == "aggregate_throughput"
+                                         or (scope is None and _BENCH_SERVING.search(claim.text or ""))
+                                         or (scope is None and metric is None
+                                             and claim.fields.get("engine") not in LOCAL_ENGINES)):
+                n = rate / per
+                hints.update(per_stream=per, implied_concurrency=max(2, round(n)))
+                out.append({"check": "tpot_vs_tok_s", "ok": True,
+                            "text": f"{fmt(t.high)} ms per token is {fmt(per)} tok/s per stream, so {fmt(rate)} tok/s is "
+                                    f"an aggregate over about {n:.0f} streams"})
+            elif rate > per * 1.25 or rate < per / 1.25:
+                stated_stream = scope in ("request", "user")
+                out.append({"check": "tpot_vs_tok_s", "ok": False,
+                            "severity": "implausible" if stated_stream and rate > per * 1.25 else "needs_explanation",
+                            "text": f"{fmt(rate)} tok/s contradicts {fmt(t.high)} {t.unit} (= {fmt(per)} tok/s) "
+                                    "in the same claim"})
+    # "generation_tps_min of 355.9 … a maximum of 116.6": a minimum above the maximum of the same
+    # quantity (same field stem, or one of them unnamed)
+    lows = [(st or None, float(x.replace(",", ""))) for st, x in _MIN_OF.findall(claim.text or "")]
+    highs = [(st or None, float(x.replace(",", ""))) for st, x in _MAX_OF.findall(claim.text or "")]
+    clash = [(lo, hi) for sl, lo in lows for sh, hi in highs if (sl is None or sh is None or sl == sh) and lo > hi]
+    if clash:
+        lo, hi = clash[0]
+        out.append({"check": "minimum_vs_maximum", "ok": False, "severity": "implausible",
+                    "text": f"a minimum of {fmt(lo)} above a maximum of {fmt(hi)}: the record contradicts itself"})
+    users = [f for f in figs if f.unit == "tok/s" and f.scope in ("user", "request") and f.concurrency and f.concurrency > 1]
+    aggs = [f for f in figs if f.unit == "tok/s" and f.scope == "aggregate"]
+    for u in users:
+        for a in aggs:
+            if a.concurrency in (None, u.concurrency) and a.high > u.concurrency * u.high * 1.15 and not a.before_change:
+                out.append({"check": "batch_times_per_user_vs_total", "ok": False,
+                            "text": f"{fmt(a.high)} tok/s in total is more than {u.concurrency} × {fmt(u.high)} tok/s "
+                                    f"per user = {fmt(u.concurrency * u.high)}"})
+    return out, hints
+
+
+# ------------------------------------------------------------------------------ requirements
+
+_REQ_KINDS = ("datacenter", "amd_datacenter", "workstation", "consumer", "amd_consumer", "apple", "soc")
+
+
+def requirements_for(model, precision_readings: list[Reading], value: float, context: int,
+                     per_stream: bool = True, limit: int = 6) -> dict:
+    """What a figure needs when no GPU is stated: per precision reading, the bandwidth one stream
+    needs (``value × bytes per token``), the memory the weights and one context need, and the
+    smallest catalog setups (1, 2, 4 or 8 GPUs with tensor parallel) that hold the weights and
+    whose hard bound reaches the figure at no more than 90 % of peak bandwidth.
+
+    Returns ``{min_bandwidth_bytes_per_s, min_memory_bytes, setups, by_precision: [...]}``
+    (the top-level keys are those of the first reading)."""
+    by = []
+    for r in precision_readings:
+        b = decode_bound(r.model, None, r.precision, context)
+        w = weights_bytes(r.model, r.precision)
+        kv = b.kv_bytes_per_token_read
+        need_bw = value * b.bytes_per_token if per_stream else None
+        min_mem = w + kv + 2 * GIB
+        setups = []
+        for g in gpus():
+            if g.kind not in _REQ_KINDS or not g.memory_bytes:
+                continue
+            for n in (1, 2, 4, 8):
+                if n > 1 and g.kind in ("apple", "soc", "consumer", "amd_consumer") and n > 4:
+                    continue
+                fits = w + kv + 2 * GIB * n <= g.memory_bytes * 0.9 * n
+                bd = decode_bound(r.model, g, r.precision, context, n)
+                if fits and bd.hard_tok_s * EVIDENCE_MBU >= value:
+                    setups.append({"gpu": g.name, "count": n, "hard_tok_s": bd.hard_tok_s,
+                                   "realistic_tok_s": bd.realistic_tok_s, "fits": True})
+                    break
+        setups.sort(key=lambda s: (s["count"], -s["hard_tok_s"] if s["count"] > 1 else s["hard_tok_s"]))
+        by.append({"precision": r.label, "bytes_per_token": b.bytes_per_token, "weights_bytes": w,
+                   "min_bandwidth_bytes_per_s": need_bw,
+                   "bandwidth_for_plausible_bytes_per_s": need_bw / EVIDENCE_MBU if need_bw else None,
+                   "min_memory_bytes": min_mem, "setups": setups[:limit], "setups_found": len(setups)})
+    first = by[0] if by else {}
+    return {"min_bandwidth_bytes_per_s": first.get("min_bandwidth_bytes_per_s"),
+            "min_memory_bytes": first.get("min_memory_bytes"), "setups": first.get("setups", []),
+            "precision": first.get("precision"), "by_precision": by,
+            "rule": "setups of 1, 2, 4 or 8 catalog GPUs (tensor parallel) that hold the weights and one context and "
+                    "reach the figure at ≤ 90 % of peak bandwidth; the smallest first"}
+
+
+# ---------------------------------------------------------------------------------- analysis
 
 def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None, gpu: GpuSpec | None = None,
                   bandwidth_bytes_per_s: float | None = None, gpu_memory_utilization: float = 0.9,
@@ -166,6 +741,10 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
     f = claim.fields
     notes = list(claim.notes)
     explanations: list[str] = []
+    words = read_words(claim.text, f.get("engine"))
+    options = {"gpu": gpu, "bandwidth_bytes_per_s": bandwidth_bytes_per_s,
+               "gpu_memory_utilization": gpu_memory_utilization, "acceptance_rate": acceptance_rate,
+               "draft_tokens": draft_tokens}
 
     # --- the model
     unknown_model = None
@@ -174,31 +753,36 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
             model = find_model(f["model"])
         except TokcheckError:
             unknown_model = f["model"]
-            # parse_claim already noted it; the explanation below says it once, with what to do
             notes[:] = [n for n in notes if not n.startswith(f"model {unknown_model!r} is not in the")]
     # --- the GPU
     if gpu is None and f.get("gpu"):
-        gpu = find_gpu(f["gpu"])
+        try:
+            gpu = find_gpu(f["gpu"])
+        except TokcheckError:
+            gpu = None
+    if gpu is not None and gpu.kind == "host_memory":
+        host = HostMemory(gpu.name, gpu.peak_bandwidth_bytes_per_s, gpu.achievable_fraction, f"stated ({gpu.source})", True)
+        gpu = _host_device(host)
     if bandwidth_bytes_per_s is not None:
         gpu = gpu_from_bandwidth(bandwidth_bytes_per_s, gpu.memory_bytes if gpu else None) if gpu is None else \
             GpuSpec(**{**asdict(gpu), "name": f"{gpu.name} at {bandwidth_bytes_per_s / 1e12:g} TB/s",
                        "peak_bandwidth_bytes_per_s": float(bandwidth_bytes_per_s), "source": "bandwidth given on the command line"})
 
-    spec = model if isinstance(model, ModelSpec) else None
-    precision, why_precision = _pick_precision(f, spec)
-    if isinstance(model, WeightsOnly) and precision == "released":
-        precision = "BF16"
-    notes.append(f"precision: {why_precision}")
+    spec_model = model if isinstance(model, ModelSpec) else None
     context, why_context = context_for(f)
     notes.append(f"context: {context} tokens ({why_context})")
-    tp = int(f.get("gpu_count") or 1)
-    concurrency = int(f.get("concurrency") or 1)
-    max_model_len = int(f.get("max_model_len") or ((f.get("input_tokens") or 0) + (f.get("output_tokens") or 0))
-                        or DEFAULT_MAX_MODEL_LEN)
-
-    result = ClaimAnalysis(claim=claim, model=spec, gpu=gpu, precision_used=precision, bound=None, memory=None,
+    setup = read_setup(claim, gpu, words, notes)
+    gpu = setup.gpu
+    result = ClaimAnalysis(claim=claim, model=spec_model, gpu=gpu, precision_used=None, bound=None, memory=None,
                            verdict="unknown", explanations=explanations, notes=notes)
+    if gpu is not None:
+        result.layout = setup.to_json()
+        if setup.why:
+            notes.append(f"layout: {setup.why}")
     if model is None:
+        by_size = _by_size(claim, unknown_model, options)
+        if by_size is not None:
+            return by_size
         if unknown_model:
             explanations.append(f"no model to bound: {unknown_model!r} is not in the built-in catalog; pass "
                                 "--model-config config.json or --weights SIZE (e.g. 120GB) to bound it")
@@ -206,185 +790,366 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
             explanations.append("no model to bound: name one the catalog knows, or pass --model-config / --weights")
         return result
 
-    bound = decode_bound(model, gpu, precision, context, tp, acceptance_rate=acceptance_rate, draft_tokens=draft_tokens)
-    mem = memory_budget(model, gpu, precision, max_model_len, concurrency, gpu_memory_utilization, tp)
-    result.bound, result.memory = _bound_json(bound), _memory_json(mem)
-    if mem.fits is not None and spec is not None:
-        result.memory["max_seqs_by_max_model_len"] = max_seqs_by_max_model_len(
-            spec, gpu, precision, gpu_memory_utilization, tp)
-    if spec is not None:
-        result.options = [asdict(o) for o in precision_options(spec, gpu, context, max_model_len, concurrency, tp,
-                                                                gpu_memory_utilization)]
-        result.full_precision = _full_precision_note(spec, f, gpu, context, tp)
-        if result.full_precision and result.full_precision.get("released_differs"):
-            rb = decode_bound(spec, gpu, "released", context, tp)
+    # --- precision readings
+    kvd = claim.footprint.get("kv_cache_dtype")
+    if kvd and isinstance(model, ModelSpec):
+        try:
+            model = replace(model, kv_cache_dtype=canonical_precision(kvd))
+            notes.append(f"KV cache in {canonical_precision(kvd)}, as stated")
+        except TokcheckError:
+            pass
+    if isinstance(model, WeightsOnly):
+        readings = [Reading(f"weights as given ({_gb(model.weights_bytes)})", "BF16", model,  # type: ignore[arg-type]
+                            "weights given directly", True)]
+        findings: list[dict] = []
+    else:
+        readings, findings = read_precisions(claim, model, setup, words, notes)
+    result.consistency.extend(findings)
+
+    head = claim.headline
+    unit = f.get("unit")
+    value = f.get("value")
+    rate = _rate_of(value, unit or "tok/s", f) if value is not None else None
+    cons, hints = _consistency(claim, rate, head)
+    result.consistency.extend(cons)
+
+    # --- bounds per reading (JSON of the first reading that is judged)
+    all_bounds = []
+    for r in readings:
+        try:
+            all_bounds.append(_bounds(r, setup, claim, words, context, gpu_memory_utilization, acceptance_rate,
+                                      draft_tokens))
+        except TokcheckError as err:
+            notes.append(f"{r.label}: {err}")
+    if not all_bounds:
+        explanations.append("no precision reading could be bounded")
+        return result
+    first = all_bounds[0]
+    lay = first.setup or setup  # the layout the first reading was sized to (the stated one if stated)
+    result.bound = _bound_json(first.bound)
+    result.precision_used = first.reading.precision if not isinstance(model, WeightsOnly) else first.bound.precision
+    if first.mem is not None:
+        result.memory = _memory_json(first.mem)
+        if first.mem.fits is not None and spec_model is not None:
+            result.memory["max_seqs_by_max_model_len"] = max_seqs_by_max_model_len(
+                first.reading.model, gpu, first.reading.precision, gpu_memory_utilization, max(1, lay.tp * lay.pp))
+    if spec_model is not None:
+        result.options = [asdict(o) for o in precision_options(spec_model, gpu, context, int(
+            f.get("max_model_len") or DEFAULT_MAX_MODEL_LEN), int(f.get("concurrency") or 1), lay.tp,
+            gpu_memory_utilization)] if gpu is None or gpu.kind != "host_memory" else []
+        result.full_precision = _full_precision_note(spec_model, f)
+        if result.full_precision.get("released_differs"):
+            rb = decode_bound(spec_model, gpu, "released", context, lay.tp, pipeline_parallel=lay.pp)
             result.released_bound = _bound_json(rb)
 
-    value, unit, metric = f.get("value"), f.get("unit"), f.get("metric")
+    # --- impossible footprints decide at once
+    bad = [c for c in findings if not c["ok"]] + [c for c in cons if not c["ok"]]
+
+    if rate is None and unit not in ("ms", "s"):
+        explanations.append("no speed figure tokcheck can bound")
+        return result
+
+    # --- no hardware: requirements
     if gpu is None:
-        explanations.append("the bound needs a GPU: pass --gpu NAME or --bandwidth 3.35TB/s "
-                            f"(bytes per token here: {_gb(bound.bytes_per_token)})")
+        return _no_gpu(result, claim, readings, rate, context, words, bad, hints)
+
+    result.reverse = implied_bytes_per_token(rate, gpu, (first.setup or setup).tp) if rate else None
+    if result.reverse is not None:
+        result.reverse["weights_bytes_at_precision"] = first.weights
+
+    judgements = []
+    if first.setup is not None and first.setup is not setup and first.setup.why:
+        notes.append(f"layout: {first.setup.why}")
+        result.layout = first.setup.to_json()
+    for bd in all_bounds:
+        j = _judge_one(claim, bd, setup, words, context, rate, head, hints, gpu_memory_utilization)
+        judgements.append((bd, j))
+        result.readings.append({"precision": bd.reading.label, "why": bd.reading.why, "verdict": j.verdict,
+                                "mbu": j.mbu, "single_stream_hard_tok_s": bd.hard, "fits": bd.fits,
+                                "weights_bytes": bd.weights, "offload": bd.offload is not None,
+                                "gpu_count": (bd.setup or setup).count if gpu is not None else None})
+    judged = [(bd, j) for bd, j in judgements if j.verdict != "unknown"]
+    if not judged:
+        result.verdict = "unknown"
+        explanations.extend(judgements[0][1].text)
         return result
-    if metric == "ttft" or unit in ("ms", "s"):
-        explanations.append("TTFT is set by prefill compute and queueing, not by the decode roofline; "
-                            "tokcheck bounds decode speed only")
-        return result
-    result.reverse = implied_bytes_per_token(value, gpu, tp)
-    result.reverse["weights_bytes_at_precision"] = mem.weights_bytes
-
-    aggregate_claim = metric == "aggregate_throughput" or (metric is None and concurrency > 1)
-    if aggregate_claim:
-        if not f.get("concurrency"):
-            explanations.append("aggregate throughput depends on concurrency, which the claim does not state")
-            result.verdict = "unknown"
-            return result
-        agg = aggregate_bound(model, gpu, precision, context, concurrency, tp)
-        result.bound["aggregate"] = agg
-        if value <= agg["realistic_tok_s"]:
-            result.verdict = "plausible"
-            explanations.append(f"{value:,g} tok/s over {concurrency} concurrent requests is at or below the "
-                                f"aggregate bound ({sig3(agg['realistic_tok_s'])} realistic, {sig3(agg['hard_tok_s'])} hard); "
-                                f"each request gets about {sig3(value / concurrency)} tok/s")
-        elif value <= agg["hard_tok_s"]:
-            result.verdict = "needs_explanation"
-            explanations.append(f"above the realistic aggregate bound ({sig3(agg['realistic_tok_s'])} tok/s): needs "
-                                f"{value / agg['hard_tok_s']:.0%} of peak bandwidth")
-        else:
-            result.verdict = "implausible"
-            explanations.append(f"above the hard aggregate bound ({sig3(agg['hard_tok_s'])} tok/s at concurrency "
-                                f"{concurrency})")
-        if result.verdict != "plausible" and f.get("input_tokens") is None and f.get("output_tokens") is None:
-            short = aggregate_bound(model, gpu, precision, 0, concurrency, tp)
-            explanations.append(f"lengths are not stated: with very short contexts (no KV cache read) the aggregate "
-                                f"bound rises to {sig3(short['realistic_tok_s'])} tok/s realistic")
-            if value <= short["realistic_tok_s"] and result.verdict == "implausible":
-                result.verdict = "needs_explanation"
-        _memory_explanations(result, mem, gpu, f, tp)
-        return result
-
-    c = concurrency
-
-    def realistic_at(p: str, t: int) -> float:
-        """Realistic per-request bound at precision p on t GPUs (shared steps when c > 1)."""
-        if c > 1:
-            return aggregate_bound(model, gpu, p, context, c, t)["realistic_tok_s"] / c
-        return decode_bound(model, gpu, p, context, t).realistic_tok_s
-
-    hard, realistic = bound.hard_tok_s, bound.realistic_tok_s
-    what = "single-request bound"
-    if c > 1:
-        # per-request speed while c requests share each step: the aggregate bound divided by c
-        agg = aggregate_bound(model, gpu, precision, context, c, tp)
-        result.bound["aggregate"] = agg
-        hard, realistic = agg["hard_tok_s"] / c, agg["realistic_tok_s"] / c
-        result.bound["per_request_at_concurrency"] = {"hard_tok_s": hard, "realistic_tok_s": realistic,
-                                                      "concurrency": c}
-        what = f"per-request bound at concurrency {c}"
-    if value <= realistic:
-        result.verdict = "plausible"
-        explanations.append(f"{value:,g} tok/s is at or below the realistic {what} "
-                            f"({sig3(realistic)} tok/s; hard {sig3(hard)})")
-    else:
-        needed = value / realistic
-        possible: list[str] = []
-        if value <= hard:
-            possible.append(f"it needs {value / hard:.0%} of peak bandwidth (MBU), above the "
-                            f"{gpu.achievable_fraction:.0%} a real decode loop reaches ({gpu.achievable_source})")
-        spec_ok = False
-        if f.get("speculative_decoding") is not False:
-            spec_ok = needed <= MAX_PLAUSIBLE_ACCEPTED_LENGTH
-            stated = " (the claim mentions it)" if f.get("speculative_decoding") else ""
-            possible.append(f"speculative decoding / MTP{stated} would need a mean accepted length of ≥ {needed:.2f} "
-                            f"tokens per step ({'within' if spec_ok else 'beyond'} the ~2–4 that published methods reach)")
-        # aggregate over concurrency is ruled out when the claim says one request
-        agg_ok = False
-        if c > 1:
-            agg_ok = value <= result.bound["aggregate"]["realistic_tok_s"]
-            if agg_ok:
-                possible.append(f"it fits as the aggregate over all {c} requests "
-                                f"({sig3(result.bound['aggregate']['realistic_tok_s'])} tok/s realistic), "
-                                "not one request's speed")
-        elif not (f.get("concurrency") == 1 or _said_single(claim.text)):
-            agg_ok = True
-            c_needed = _concurrency_needed(model, gpu, precision, context, tp, value)
-            possible.append("it may be aggregate throughput over concurrent requests, not one request's speed"
-                            + (f" (about {c_needed} concurrent requests would reach it)" if c_needed else ""))
-        lower_ok = False
-        if spec is not None and precision == "BF16" and result.full_precision and result.full_precision["released_differs"]:
-            r = realistic_at("released", tp)
-            if r >= value:
-                lower_ok = True
-                possible.append(f"the released checkpoint ({describe_scheme(scheme_for('released', spec.released_weights))}) "
-                                f"has a realistic bound of {sig3(r)} tok/s: the figure fits if the claim ran the released "
-                                "weights, which are not full precision in the BF16/FP16 sense")
-        if spec is not None and not lower_ok:
-            for p in ("FP8", "INT4"):
-                if p == precision or not (precision in ("BF16", "FP16", "FP32", "released") or p == "INT4"):
-                    continue
-                r = realistic_at(p, tp)
-                if r >= value:
-                    lower_ok = True
-                    possible.append(f"at {p} the realistic bound is {sig3(r)} tok/s — a lower precision than "
-                                    "stated would account for it")
-                    break
-        tp_ok = False
-        if spec is not None and not f.get("gpu_count") and mem.min_tensor_parallel and mem.min_tensor_parallel > 1:
-            r = realistic_at(precision, mem.min_tensor_parallel)
-            if r >= value:
-                tp_ok = True
-                possible.append(f"on {mem.min_tensor_parallel}× {gpu.name} with tensor parallel (the memory budget "
-                                f"needs that many anyway) the bound is {sig3(r)} tok/s realistic")
-        explanations.append(f"{value:,g} tok/s is above the realistic {what} ({sig3(realistic)} tok/s; "
-                            f"hard {sig3(hard)}) at {bound.precision_detail}, {_gb(bound.bytes_per_token)} per token")
-        explanations.extend(possible)
-        if value <= hard or spec_ok or agg_ok or lower_ok or tp_ok:
-            result.verdict = "needs_explanation"
-        else:
-            result.verdict = "implausible"
-            explanations.append("no explanation reaches it: physically impossible per request at the stated "
-                                "precision on this hardware")
-    _memory_explanations(result, mem, gpu, f, tp)
+    # the reading that fits (or is stated) and is most favourable; fallbacks only when the
+    # released weights cannot fit or the engine runs quantized files
+    best_bd, best = min(judged, key=lambda x: (_SEVERITY[x[1].verdict],
+                                               x[0].reading.fallback and x[0].offload is not None,
+                                               x[0].reading.fallback))
+    result.verdict = best.verdict
+    result.precision_used = best_bd.reading.precision if best_bd.reading.precision != "released" or \
+        best_bd.reading.model is spec_model else best_bd.reading.label
+    if best_bd is not first:
+        result.bound = _bound_json(best_bd.bound)
+    result.bound["precision_reading"] = best_bd.reading.label
+    result.bound.update({k: v for k, v in best.bounds.items() if k in ("aggregate", "per_request_at_concurrency",
+                                                                          "max_aggregate")})
+    if best_bd.offload is not None:
+        result.offload = best_bd.offload
+        result.bound["offload"] = best_bd.offload
+        # the judged single-stream bound is the offloaded one; the GPU-only figure stays beside it
+        result.bound["gpu_only_hard_tok_s"] = result.bound.get("hard_tok_s")
+        result.bound["gpu_only_realistic_tok_s"] = result.bound.get("realistic_tok_s")
+        result.bound["hard_tok_s"] = best_bd.offload["hard_tok_s"]
+        result.bound["realistic_tok_s"] = best_bd.offload["realistic_tok_s"]
+        result.bound["notes"].append("hard and realistic bounds include the host-memory reads of the offloaded "
+                                     "weights; gpu_only_* leave them out")
+    if best.mbu is not None:
+        result.mbu = {"value": best.mbu, "basis": best.basis, "band": band_for(best.mbu),
+                      "evidence_threshold": EVIDENCE_MBU,
+                      "references": [{"upto": e, "what": t} for e, t in MBU_BANDS]}
+    notes.append(f"precision: {best_bd.reading.why}")
+    explanations.extend(best.text)
+    others = [(bd, j) for bd, j in judged if bd is not best_bd and (not bd.reading.fallback or best_bd.reading.fallback)]
+    for bd, j in others[:2]:
+        mb = f" ({j.mbu:.0%} of its bound)" if j.mbu is not None else ""
+        explanations.append(f"at {bd.reading.label}: {j.verdict.replace('_', ' ')}{mb}")
+    _apply_bad(result, bad)
+    _memory_explanations(result, best_bd, best_bd.setup or setup)
     return result
 
 
-def _said_single(text: str) -> bool:
-    import re
-
-    return bool(re.search(r"single[\s\-](?:request|stream|user)|one request|batch[\s_\-]?size\s*1|单请求|单并发|单用户|单路|bs\s*=?\s*1\b",
-                          text, re.I))
-
-
-def _concurrency_needed(model, gpu, precision, context, tp, value) -> int | None:
-    for c in (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024):
-        if aggregate_bound(model, gpu, precision, context, c, tp)["realistic_tok_s"] >= value:
-            return c
-    return None
+def _stated_scope(head) -> str | None:
+    """The headline's scope when its words state one; a scope the reader inferred, or took from
+    the metric alone ("generation speed" says nothing about how many requests ran), is not."""
+    if head is None or not head.scope:
+        return None
+    why = str(head.why.get("scope", ""))
+    if why.startswith(("inferred", "from the metric")):
+        return None
+    return head.scope
 
 
-def _memory_explanations(result: ClaimAnalysis, mem, gpu: GpuSpec, f: dict, tp: int) -> None:
-    if mem.fits is not False:
-        return
-    where = f"{tp}× {gpu.name}" if tp > 1 else f"one {gpu.name}"
-    if mem.weights_bytes + mem.overhead_bytes > mem.available_bytes:
-        text = (f"the weights alone ({_gb(mem.weights_bytes)}) do not fit in {where} "
-                f"({_gb(mem.available_bytes)} at gpu_memory_utilization {mem.gpu_memory_utilization})")
-        if f.get("gpu_count"):
-            text += ("; with the stated GPU count the engine must offload weights to CPU memory, and then the "
-                     "CPU's memory bandwidth, not the GPU's, bounds decode")
-            if result.verdict == "plausible":
-                result.verdict = "needs_explanation"
-        elif mem.min_tensor_parallel:
-            text += f"; at least {mem.min_tensor_parallel} GPUs with tensor parallel"
+def _output_only(claim: Claim, head) -> bool:
+    """Whether an aggregate figure's words say it counts output tokens only."""
+    words = " ".join(str(x) for x in (head.words if head else "", head.why.get("metric", "") if head else "",
+                                      claim.sources.get("metric", "")))
+    return bool(_OUTPUT_WORDS.search(words))
+
+
+def _judge_one(claim: Claim, bd: _Bounds, setup: Setup, words: Words, context: int, rate, head, hints,
+               gmu: float) -> _Judgement:
+    f = claim.fields
+    setup = bd.setup or setup
+    unit, metric = f.get("unit"), f.get("metric")
+    value = f.get("value")
+    scope = _stated_scope(head)
+    spec = f.get("speculative_decoding")
+    if head is not None and head.spec_decoding is not None:
+        spec = head.spec_decoding
+    concurrency = f.get("concurrency")
+    # speculative decoding speeds up one stream (a latency technique run at low batch): a
+    # "throughput" quoted for it, with no concurrency, is one stream's speed
+    spec_stream = spec is True and not concurrency and metric == "aggregate_throughput" and (
+        scope is None or re.fullmatch(r"\s*(?:throughput|吞吐量?)?\s*", str(head.why.get("scope", "")) if head else "",
+                                      re.I) is not None)
+    if spec_stream:
+        scope = None
+    elif metric == "aggregate_throughput" and scope is None:
+        scope = "aggregate"
+    if metric in ("generation_tok_s", "tpot") and scope is None and concurrency == 1:
+        scope = "request"
+    if metric == "ttft" or (unit in ("ms", "s") and metric in (None, "ttft")):
+        v = max(value) if isinstance(value, (list, tuple)) else value
+        secs = v / 1000 if unit == "ms" else v
+        return _judge_ttft(secs, bd, setup, f.get("input_tokens"))
+    if metric == "e2e_latency" and unit in ("ms", "s"):
+        out_toks = f.get("output_tokens")
+        v = max(value) if isinstance(value, (list, tuple)) else value
+        secs = v / 1000 if unit == "ms" else v
+        if out_toks and secs > 0:
+            r = out_toks / secs
+            j = _judge_decode(r, bd, setup, claim, words, context, "request", 1, spec, gmu)
+            j.text.insert(0, f"{out_toks} tokens in {fmt(v)} {unit} needs at least {fmt(r)} tok/s of decode")
+            return j
+        return _Judgement("unknown", ["an end-to-end latency without the output length does not say a speed"])
+    if metric == "prefill_tok_s":
+        return _judge_prefill(rate, bd, setup)
+    if rate is None:
+        return _Judgement("unknown", ["no speed figure tokcheck can bound"])
+    bench = bool(_BENCH_SERVING.search(claim.text or ""))
+    if hints.get("implied_concurrency") and scope in (None, "aggregate") and (
+            metric in (None, "aggregate_throughput") or bench):
+        j = _judge_decode(rate, bd, setup, claim, words, context, "aggregate", None, spec, gmu,
+                          _output_only(claim, head))
+        j.text.insert(0, f"the stated time per token makes it an aggregate over about {hints['implied_concurrency']} "
+                         "streams")
+        return j
+    return _judge_decode(rate, bd, setup, claim, words, context, scope, concurrency, spec, gmu,
+                         _output_only(claim, head))
+
+
+_SIZE_AFTER = re.compile(r"\s*(?:on|for|with|using|of)\s+(?:a|an|the)?\s*(?:dense\s+)?(\d{1,4}(?:\.\d+)?)\s?[bB]\b")
+
+
+def _size_of_figure(fig, sizes: list[tuple[int, float]], text: str) -> float:
+    """The size a figure speaks of: one right after it ("108 tok/s on a 7B"), else the nearest
+    named before it ("a 70B model … does 20 tok/s"), else the nearest."""
+    if len(sizes) == 1 or not fig.span:
+        return sizes[0][1]
+    after = _SIZE_AFTER.match(text, fig.span[1])
+    if after:
+        return float(after.group(1))
+    before = [s for s in sizes if s[0] < fig.span[0]]
+    if before:
+        return before[-1][1]
+    return min(sizes, key=lambda s: abs(s[0] - fig.span[0]))[1]
+
+
+def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAnalysis | None:
+    """No catalog model, but the text names a size ("a 70B model", "7b", "'Qwen3.5 9B'"): each
+    figure is judged with the catalog's dense model nearest its size (the size named nearest the
+    figure; an unknown model's own size first), and the claim takes its worst figure's verdict —
+    a claim is as credible as its least credible statement. None when no size or stand-in is found
+    (or the text speaks of a mixture of experts)."""
+    from tokcheck.core.readings import dense_stand_in, size_mentions
+
+    named = size_mentions(unknown_model or "")
+    sizes = size_mentions(claim.text or "") or ([(0, named[0][1])] if named else [])
+    if not sizes or claim.headline is None:
+        return None
+    judged = []
+    text = claim.text or ""
+    for fig in claim.figures:
+        size = _size_of_figure(fig, sizes, text)
+        stand = dense_stand_in(size)
+        if stand is None:
+            continue
+        figs = [replace(x, headline=x is fig) for x in claim.figures]
+        fields = {**claim.fields, "value": list(fig.value) if isinstance(fig.value, tuple) else fig.value,
+                  "unit": fig.unit}
+        for key, val in (("metric", fig.metric), ("concurrency", fig.concurrency),
+                         ("speculative_decoding", fig.spec_decoding)):
+            if val is not None:
+                fields[key] = val
+            elif not fig.headline:
+                fields.pop(key, None)
+        sub = replace(claim, fields=fields, figures=figs)
+        a = analyze_claim(sub, model=stand, **options)
+        judged.append((fig, size, stand, a))
+    if not judged:
+        return None
+    head = next((j for j in judged if j[0].headline), judged[0])
+    # a stand-in's parameters are only near the stated size: its compute roofs (prefill, TTFT)
+    # are too loose to overrule the headline; its bandwidth bounds (bytes per token) are not
+    decode = [j for j in judged if j is head or j[0].metric not in ("prefill_tok_s", "ttft")]
+    worst = max(decode, key=lambda j: _SEVERITY.get(j[3].verdict, -1))
+    result = head[3]
+    result.claim = claim
+    what = f"{unknown_model!r} is not in the built-in catalog" if unknown_model else "no model is named"
+    result.notes.insert(0, f"model: {what}; the {fmt(head[1])}B model is judged as {head[2].name} (the catalog's "
+                           "dense model nearest that size)")
+    result.stand_in = [{"figure": fmt(j[0].high), "unit": j[0].unit, "size_b": j[1], "model": j[2].name,
+                        "verdict": j[3].verdict} for j in judged]
+    if worst is not head and _SEVERITY.get(worst[3].verdict, -1) > _SEVERITY.get(result.verdict, -1):
+        fig, size, stand, a = worst
+        result.verdict = a.verdict
+        first = a.explanations[0] if a.explanations else ""
+        result.explanations.append(f"the {fmt(fig.high)} {fig.unit} figure (the {fmt(size)}B model, as {stand.name}): "
+                                   f"{a.verdict.replace('_', ' ')} — {first}")
+    return result
+
+
+def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, context: int, words: Words,
+            bad: list[dict], hints: dict) -> ClaimAnalysis:
+    """No GPU stated: an offload claim with its host memory is bounded by the host (the GPU's own
+    time counted as zero); otherwise ``requirements`` say what it would take."""
+    f = claim.fields
+    ex = result.explanations
+    metric = f.get("metric")
+    if rate is None or metric in ("ttft", "prefill_tok_s", "e2e_latency"):
+        ex.append("the bound needs a GPU: pass --gpu NAME or --bandwidth 3.35TB/s")
+        return result
+    r0 = readings[0]
+    b0 = decode_bound(r0.model, None, r0.precision, context)
+    result.bound = _bound_json(b0)
+    if (words.offload and (words.all_experts_on_cpu or claim.footprint.get("n_cpu_moe"))):
+        host = find_host_memory(claim.text, None)
+        off = offload_bound(r0.model, None, host, r0.precision, context, n_cpu_moe=claim.footprint.get("n_cpu_moe"),
+                            all_experts_on_cpu=words.all_experts_on_cpu, gpu_memory_bytes=0.0)
+        result.offload = off
+        h = off["hard_tok_s"]
+        u = rate / h if h else None
+        ex.append(f"the GPU is not named, so its own reads count as free: {off['placement']}, "
+                  f"{_gb(off['host_bytes_per_token'])} per token from {host.name} ({host.why}) bound one stream at "
+                  f"{sig3(h)} tok/s at {r0.label}")
+        if u is not None:
+            ex.append(f"{fmt(rate)} tok/s is {u:.0%} of that — {band_for(u)}")
+            result.mbu = {"value": u, "basis": "offload_host_only", "band": band_for(u), "evidence_threshold": EVIDENCE_MBU,
+                          "references": [{"upto": e, "what": t} for e, t in MBU_BANDS]}
+            result.verdict = "plausible" if u <= EVIDENCE_MBU else "needs_explanation"
+        return _finish_bad(result, bad)
+    scope = claim.headline.scope if claim.headline and not str(claim.headline.why.get("scope", "")).startswith("inferred") else None
+    aggregate = metric == "aggregate_throughput" or scope in ("aggregate", "gpu", "node")
+    req_readings = list(readings)
+    result.requirements = requirements_for(r0.model, req_readings, rate if not aggregate else 0.0, context,
+                                           per_stream=not aggregate)
+    req = result.requirements
+    ex.append("no GPU stated: " + _requirements_text(req, rate, aggregate))
+    if aggregate:
+        per_stream = requirements_for(r0.model, req_readings, rate, context, per_stream=True)
+        if any(s["count"] <= 8 for p in per_stream["by_precision"] for s in p["setups"]):
+            result.verdict = "plausible"
+            ex.append("a common setup reaches it even as one stream's speed, so it holds whatever the concurrency")
+        else:
+            result.verdict = "needs_explanation"
+            ex.append("no catalog setup of up to 8 GPUs reaches it as one stream, so it rests on a concurrency and "
+                      "hardware the claim does not state")
+        return _finish_bad(result, bad)
+    small = [s for p in req["by_precision"] for s in p["setups"] if s["count"] <= 8]
+    if small:
+        result.verdict = "plausible"
     else:
-        seqs = mem.max_concurrent_seqs
-        text = (f"KV cache for {mem.concurrency} × {mem.max_model_len} tokens ({_gb(mem.kv_cache_bytes)}) does not fit "
-                f"beside the weights on {where}: {seqs} sequence{'s' if seqs != 1 else ''} of max_model_len "
-                f"{mem.max_model_len} fit; a paged KV cache (vLLM) reserves only the tokens in use, so shorter "
-                "real contexts can still run at this concurrency")
-    result.explanations.append(text)
+        single = words.single or f.get("concurrency") == 1
+        if not single and scope is None:
+            ex.append("no single catalog setup of up to 8 GPUs reaches it per stream: it may be an aggregate over "
+                      "concurrent requests, speculative decoding, or a larger system")
+        result.verdict = "needs_explanation"
+    return _finish_bad(result, bad)
 
 
-def _full_precision_note(model: ModelSpec, f: dict, gpu: GpuSpec | None, context: int, tp: int) -> dict | None:
+def _apply_bad(result: ClaimAnalysis, bad: list[dict]) -> None:
+    """Failed consistency checks: an impossible footprint or contradiction makes the claim
+    implausible; a softer one (a time per token that disagrees with a generation speed) at least
+    needs explaining."""
+    for c in bad:
+        sev = c.get("severity", "implausible")
+        if _SEVERITY.get(sev, 2) > _SEVERITY.get(result.verdict, -1) or result.verdict == "unknown":
+            result.verdict = sev
+        result.explanations.append("inconsistent: " + c["text"])
+
+
+def _finish_bad(result: ClaimAnalysis, bad: list[dict]) -> ClaimAnalysis:
+    _apply_bad(result, bad)
+    return result
+
+
+def _requirements_text(req: dict, rate: float, aggregate: bool) -> str:
+    parts = []
+    for p in req["by_precision"][:2]:
+        s = p["setups"][:3]
+        setups = ", ".join(f"{x['count']}× {x['gpu']} ({sig3(x['hard_tok_s'])} tok/s hard)" for x in s) or "none in the catalog"
+        need = "" if aggregate or p["min_bandwidth_bytes_per_s"] is None else \
+            (f"{fmt(rate)} tok/s per stream needs ≥ {p['min_bandwidth_bytes_per_s'] / 1e12:,.2f} TB/s of memory bandwidth "
+             f"(≥ {p['bandwidth_for_plausible_bytes_per_s'] / 1e12:,.2f} TB/s to stay within 90 % of peak) and ")
+        parts.append(f"at {p['precision']}: {need}{_gb(p['min_memory_bytes'])} of memory; smallest setups: {setups}")
+    return "; ".join(parts)
+
+
+def _memory_explanations(result: ClaimAnalysis, bd: _Bounds, setup: Setup) -> None:
+    if bd.offload is not None or bd.fits is not False or setup.gpu is None:
+        return
+    if any("do not fit" in e for e in result.explanations):
+        return
+    where = f"{setup.count}× {setup.gpu.name}" if setup.count > 1 else f"one {setup.gpu.name}"
+    result.explanations.append(f"the weights ({_gb(bd.weights)}) do not fit in {where} "
+                               f"({_gb(setup.capacity)}); with no host memory to offload to, the figure cannot be "
+                               "served as stated")
+
+
+def _full_precision_note(model: ModelSpec, f: dict) -> dict:
     """for this model: when its released weights are not BF16, what 'full precision' implies."""
     released = describe_scheme(scheme_for("released", model.released_weights))
     rel_bytes = weights_bytes(model, "released")
@@ -394,9 +1159,12 @@ def _full_precision_note(model: ModelSpec, f: dict, gpu: GpuSpec | None, context
     out = {"released_weights": released, "released_bytes": rel_bytes, "bf16_bytes": bf16_bytes,
            "released_differs": differs, "claim_says_full_precision": asked}
     if differs:
-        out["meaning"] = (f"{model.name} ships {released} ({_gb(rel_bytes)}); 'full precision' for it means converting "
-                          f"to BF16: {_gb(bf16_bytes)} of weights. The released checkpoint itself is not full precision "
-                          "in the guide's sense (BF16/FP16), though it is the authors' own format, not a third-party quantization.")
+        out["meaning"] = (f"{model.name} ships {released} ({_gb(rel_bytes)}); 'not quantized' / 'original weights' means "
+                          f"that shipped format, while BF16 would be {_gb(bf16_bytes)} of weights — both are reported.")
     else:
         out["meaning"] = f"{model.name} ships {released}: full precision is its released form ({_gb(bf16_bytes)})."
     return out
+
+
+__all__ = ["EVIDENCE_MBU", "MBU_BANDS", "MAX_PLAUSIBLE_ACCEPTED_LENGTH", "ClaimAnalysis", "analyze_claim", "band_for",
+           "context_for", "fmt", "gpu_facts", "model_facts", "requirements_for"]

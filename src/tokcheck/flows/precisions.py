@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tokcheck.core.units import fmt_bytes
 from tokcheck.errors import TokcheckError
 
 #: The precisions compared, reference first (llama.cpp's file type names).
@@ -38,7 +39,9 @@ class PrecisionRow:
     of equal tokens at equal positions against F16's greedy outputs (F16: against a second pass
     of itself), ``first_divergence`` the median index of the first differing token (None: all
     identical), ``mean_abs_logprob_diff`` nats per token (teacher-forced on F16's tokens);
-    ``engine_decode_tok_s`` the decode speed llama.cpp itself logged (no HTTP, no Python)."""
+    ``engine_decode_tok_s`` the decode speed llama.cpp itself logged (no HTTP, no Python);
+    ``model_buffer_bytes`` the weights as llama.cpp holds them in memory, from its own log
+    (:func:`tokcheck.engines.llama_cpp_log.model_buffer_bytes`)."""
 
     precision: str
     file: str
@@ -53,6 +56,7 @@ class PrecisionRow:
     first_divergence: float | None = None
     mean_abs_logprob_diff: float | None = None
     engine_decode_tok_s: float | None = None
+    model_buffer_bytes: int | None = None
     tokenizer_identical: bool | None = None
     exact_output_len: bool | None = None
     server_prompt_tokens: list[int] = field(default_factory=list)
@@ -104,8 +108,8 @@ def speed_vs_bytes(rows: list[PrecisionRow], cache_bytes: int | None = None) -> 
     ref = rows[0]
     out = []
     if cache_bytes and max(r.file_bytes for r in rows) <= cache_bytes:
-        out.append(f"Every file fits in this CPU's last-level cache ({cache_bytes / 2**20:,.0f} "
-                   "MiB): decoding reads the weights from the cache, not from memory, so the "
+        out.append(f"Every file fits in this CPU's last-level cache ({fmt_bytes(cache_bytes)}): "
+                   "decoding reads the weights from the cache, not from memory, so the "
                    "bytes per token bound the speed only loosely here; a model larger than the "
                    "cache (or a GPU reading HBM) follows them more closely.")
     if ref.generation_tok_s and ref.engine_decode_tok_s:
@@ -127,23 +131,37 @@ def speed_vs_bytes(rows: list[PrecisionRow], cache_bytes: int | None = None) -> 
                 follow = f" (speed followed bytes {share:.0%})" if share is not None else ""
                 parts.append(f"{what} {faster:.2f}x the speed{follow}")
         out.append("; ".join(parts) + ".")
+    buf = [r.model_buffer_bytes for r in rows]
+    if all(buf):
+        out.append("Weights in memory, as llama.cpp accounts them: " + ", ".join(
+            f"{r.precision} {fmt_bytes(r.model_buffer_bytes)}" for r in rows) + ".")
     rss = [r.peak_rss_bytes for r in rows]
     if all(rss):
-        out.append("Peak resident memory of the server: " + ", ".join(
-            f"{r.precision} {r.peak_rss_bytes / 2**20:,.1f} MiB" for r in rows)
-            + f" — the weights are {', '.join(f'{r.file_bytes / 2**20:,.2f}' for r in rows)} "
-            "MiB of it; the rest is the Python server, llama.cpp's buffers and the KV cache, "
-            "the same for every file.")
+        line = ("Peak resident memory of the server: " + ", ".join(
+            f"{r.precision} {fmt_bytes(r.peak_rss_bytes)}" for r in rows)
+            + f" — the weights are {', '.join(fmt_bytes(r.file_bytes) for r in rows)} "
+            "of it; the rest is the Python server, llama.cpp's buffers and the KV cache.")
+        order_rss = sorted(range(len(rows)), key=lambda i: rss[i])
+        order_file = sorted(range(len(rows)), key=lambda i: rows[i].file_bytes)
+        if order_rss != order_file:
+            line += (" The peaks are not in the files' order: the Python server's own memory "
+                     "moves by a few MB from one start to the next, and loading a type llama.cpp "
+                     "re-lays out for the CPU (Q4_K) briefly holds two copies, so differences "
+                     "smaller than that do not show in the peak; the line above does.")
+        out.append(line)
     return out
 
 
 def meaning() -> list[str]:
     """What each column means (for the terminal and the HTML report)."""
     return [
-        "file MiB: the GGUF file; decoding reads every weight once per token, so this is the "
+        "file MB: the GGUF file (MB = 10⁶ bytes); decoding reads every weight once per token, so this is the "
         "bytes read per token (plus the KV cache, tiny here).",
         "peak RSS: the server process's peak resident memory (VmHWM), weights read into "
-        "memory (--use_mmap False) so each byte counts once.",
+        "memory (--use_mmap False) so each byte counts once; it also holds the Python server, "
+        "whose heap moves by a few MB between starts.",
+        "weights in memory: llama.cpp's own account of the buffers holding the weights (its log's "
+        "model buffer lines; Q4_K is re-laid out for the CPU into a second, repacked buffer).",
         "TTFT and gen. tok/s: medians of a single stream; gen. tok/s = 1/TPOT, the decode "
         "speed the client saw. engine tok/s: llama.cpp's own decode time from its log.",
         "output tok/s at concurrency: llama-cpp-python serves one request at a time (the "
@@ -230,7 +248,7 @@ def compare_precisions(model_dir: str | Path, out: str | Path, *, python: str | 
     from tokcheck.engines.base import ServeSettings
     from tokcheck.engines.lifecycle import serve
     from tokcheck.engines.llama_cpp import check_tokenizer
-    from tokcheck.engines.llama_cpp_log import prompt_token_counts
+    from tokcheck.engines.llama_cpp_log import model_buffer_bytes, prompt_token_counts
     from tokcheck.flows.pipeline import bench_served
     from tokcheck.machine.doctor import environment_report
     from tokcheck.machine.weights import audit_model_dir
@@ -287,6 +305,7 @@ def compare_precisions(model_dir: str | Path, out: str | Path, *, python: str | 
             q = compare_greedy(ref, outputs, forced)
             quality[prec] = q
             rss = server.peak_rss_bytes()
+            buffers = model_buffer_bytes(server.log_path.read_text(errors="replace"))
         from tokcheck.record.store import load_run
 
         single = load_run(dirs["single"]).levels[0]
@@ -300,6 +319,7 @@ def compare_precisions(model_dir: str | Path, out: str | Path, *, python: str | 
             token_agreement=q["mean_token_agreement"],
             first_divergence=q["median_first_divergence"],
             mean_abs_logprob_diff=q["mean_abs_logprob_diff"], engine_decode_tok_s=decode,
+            model_buffer_bytes=buffers,
             tokenizer_identical=tok["identical"] == tok["texts"],
             exact_output_len=all(_exact_lengths(Path(d), output_len) for d in dirs.values()),
             server_prompt_tokens=sorted(set(prompt_counts)),

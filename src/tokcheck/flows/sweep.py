@@ -29,7 +29,9 @@ SWEEP_METRICS = tuple((key, METRIC[name].title, METRIC[name].unit) for key, name
 
 @dataclass
 class Cell:
-    """One (max_model_len, concurrency) point: rounds' trimmed medians, ``None`` when absent."""
+    """One (max_model_len, concurrency) point: rounds' trimmed medians, ``None`` when absent;
+    ``reasons``: why each absent one is absent (the key of :data:`SWEEP_METRICS` → the run's
+    ``*_reason``)."""
 
     max_model_len: int
     concurrency: int
@@ -39,6 +41,7 @@ class Cell:
     requests_failed: int | None
     run_dir: str
     client_bound: bool = False
+    reasons: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -68,9 +71,12 @@ def sweep_cells(runs: dict[int, Run]) -> list[Cell]:
         for lv in run.levels:
             if lv.concurrency is None:
                 continue
-            values = {key: lv.figure(name).value for key, name in SWEEP_KEYS}
-            cells.append(Cell(mml, lv.concurrency, **values, requests_failed=lv.requests_failed,
-                              run_dir=str(run.path), client_bound=bool(lv.client and lv.client.bound)))
+            figs = {key: lv.figure(name) for key, name in SWEEP_KEYS}
+            reasons = {key: f.reason or "no value in the run's summary"
+                       for key, f in figs.items() if f.value is None}
+            cells.append(Cell(mml, lv.concurrency, **{k: f.value for k, f in figs.items()},
+                              requests_failed=lv.requests_failed, run_dir=str(run.path),
+                              client_bound=bool(lv.client and lv.client.bound), reasons=reasons))
     return sorted(cells, key=lambda c: (c.max_model_len, c.concurrency))
 
 
@@ -124,21 +130,52 @@ def swing_marks(cells: list[Cell], swings: list[Swing]) -> dict[tuple[int, int, 
     return marks
 
 
+def na_notes(cells: list[Cell]) -> tuple[dict[tuple[int, int, str], int], list[str]]:
+    """Footnotes for the cells without a value: (max_model_len, concurrency, metric key) → the
+    note's number, and the notes' texts in order (one per distinct reason)."""
+    numbers: dict[tuple[int, int, str], int] = {}
+    texts: list[str] = []
+    for c in cells:
+        for key, _, _ in SWEEP_METRICS:
+            why = c.reasons.get(key)
+            if getattr(c, key) is None and why:
+                if why not in texts:
+                    texts.append(why)
+                numbers[(c.max_model_len, c.concurrency, key)] = texts.index(why) + 1
+    return numbers, texts
+
+
+def cell_text(cell: Cell, key: str, notes: dict[tuple[int, int, str], int]) -> str:
+    """A cell's value (:func:`tokcheck.core.units.fmt_number`: thousands separators, three
+    significant digits below 100), or ``n/a [k]`` pointing at the footnote that says why."""
+    from tokcheck.core.units import fmt_number
+
+    v = getattr(cell, key)
+    if v is not None:
+        return fmt_number(v)
+    k = notes.get((cell.max_model_len, cell.concurrency, key))
+    return f"n/a [{k}]" if k else "n/a"
+
+
 def sweep_markdown(cells: list[Cell], swings: list[Swing], threshold: float = SWING_THRESHOLD) -> str:
-    """The sweep as a Markdown table, swings over the threshold marked with ⚠."""
+    """The sweep as a Markdown table, swings over the threshold marked with ⚠, and under it why
+    each n/a cell has no value."""
     marks = swing_marks(cells, swings)
+    notes, why = na_notes(cells)
     out = ["| max_model_len | concurrency | " + " | ".join(with_unit(lbl, u) for _, lbl, u in SWEEP_METRICS) + " |",
            "|---|---|" + "---|" * len(SWEEP_METRICS)]
     for c in cells:
         vals = []
         for key, _, _ in SWEEP_METRICS:
-            v = getattr(c, key)
-            cell = "n/a" if v is None else f"{v:,.1f}"
+            cell = cell_text(c, key, notes)
             for m in marks.get((c.max_model_len, c.concurrency, key), []):
                 cell += f" ⚠ {m}"
             vals.append(cell)
         out.append(f"| {c.max_model_len} | {c.concurrency} | " + " | ".join(vals) + " |")
     out.append("")
+    out += [f"[{i}] n/a: {text}" for i, text in enumerate(why, 1)]
+    if why:
+        out.append("")
     out.append(f"⚠ marks a change over {threshold:.0%} from the neighbouring setting (the guide warns "
                "that one changed condition can move tok/s by 30 % or more).")
     return "\n".join(out) + "\n"

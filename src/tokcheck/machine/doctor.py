@@ -17,6 +17,7 @@ from typing import Any
 
 from tokcheck import __version__
 from tokcheck.core.precision import torch_dtype
+from tokcheck.core.units import fmt_bytes, fmt_count
 from tokcheck.machine.throttle import decode_clock_event_reasons, throttling_reasons
 
 PASS, FAIL, UNKNOWN = "pass", "fail", "unknown"
@@ -224,13 +225,9 @@ class ChecklistInputs:
 
 
 def _gib(n: float | None) -> str:
-    """Bytes in the largest binary unit that keeps the number ≥ 1 (``1.50 GiB``, ``512 KiB``)."""
-    if n is None:
-        return "n/a"
-    for unit, size in (("TiB", 1024**4), ("GiB", GIB), ("MiB", 1024**2), ("KiB", 1024)):
-        if abs(n) >= size:
-            return f"{n / size:.2f} {unit}"
-    return f"{n:.0f} B"
+    """Bytes as every tokcheck message prints them (decimal units,
+    :func:`tokcheck.core.units.fmt_bytes`)."""
+    return fmt_bytes(n)
 
 
 def _engine_dtype(text: str | None) -> str | None:
@@ -240,10 +237,6 @@ def _engine_dtype(text: str | None) -> str | None:
     if text is not None and str(text).strip().lower() == "auto":
         return "auto"
     return torch_dtype(text) if text else None
-
-
-def _num(n: float | None) -> str:
-    return "n/a" if n is None else f"{n:,.0f}"
 
 
 # The evidence of every item that needs the model directory when there is none.
@@ -283,11 +276,11 @@ def _check_fit(i: ChecklistInputs) -> CheckItem:
         return CheckItem("memory_fit", title, UNKNOWN, why)
     extra = ""
     if b.get("max_concurrent_seqs") is not None:
-        extra += f"; {b['max_concurrent_seqs']} sequences of max_model_len fit"
+        extra += f"; {fmt_count(b['max_concurrent_seqs'], 'sequences')} of max_model_len fit"
     if not b.get("fits") and b.get("min_tensor_parallel"):
         extra += f"; needs tensor parallel {b['min_tensor_parallel']}"
     evidence = (f"required {_gib(b.get('required_bytes'))} (weights {_gib(b.get('weights_bytes'))}"
-                f", KV cache {_num(b.get('kv_bytes_per_token'))} bytes/token) vs available "
+                f", KV cache {fmt_bytes(b.get('kv_bytes_per_token'))} per token) vs available "
                 f"{_gib(b.get('available_bytes'))}{extra}")
     if b.get("fits") is None:
         why = f" ({b['reason']})" if b.get("reason") else ""
@@ -439,8 +432,9 @@ def _toolchain_summary(toolchain: dict[str, Any]) -> str:
     for env in toolchain.get("environments") or []:
         for engine, info in (env.get("engines") or {}).items():
             torch = (env.get("torch") or {}).get("version")
-            parts.append(f"{info.get('distribution', engine)} {info.get('version')} with "
-                         f"PyTorch {torch} on Python {env.get('python_version')}")
+            with_torch = f"with PyTorch {torch}" if torch else "without PyTorch"
+            parts.append(f"{info.get('distribution', engine)} {info.get('version')} {with_torch} "
+                         f"on Python {env.get('python_version')}")
     return "; ".join(parts)
 
 

@@ -414,7 +414,9 @@ def audit_model_dir(path: str | Path) -> PrecisionReport:
 
 
 def _bytes_line(bytes_by_dtype: dict[str, int]) -> str:
-    return ", ".join(f"{d} {b / 1e6:,.1f} MB" for d, b in
+    from tokcheck.core.units import fmt_bytes
+
+    return ", ".join(f"{d} {fmt_bytes(b)}" for d, b in
                      sorted(bytes_by_dtype.items(), key=lambda kv: -kv[1]))
 
 
@@ -568,17 +570,19 @@ def _from_engine_report(report: PrecisionReport, eng) -> None:
         elif report.tensors_by_dtype:
             report.consistent = True
     if report.full_precision is None and quant and quant != "none":
-        _quantized(report, quant, f"the engine states quantization={quant}")
+        _quantized(report, quant, f"the engine states quantization {quant}")
     if kv_quantized:
         _quantized(report, f"kv_cache:{kv}",
                    f"the engine stores the KV cache as {kv} (quantized KV cache)")
     if report.full_precision is None:
         precision = full_precision_name(eng.dtype)
         if quant == "none" and precision:
-            _full(report, precision, f"the engine states dtype={eng.dtype}, quantization=None, "
-                                     f"kv_cache_dtype={eng.kv_cache_dtype}")
+            # In words, not the log's Python literals (quantization=None): reasons are read by people.
+            _full(report, precision, f"the engine states dtype {eng.dtype}, quantization none, "
+                                     f"KV cache dtype {eng.kv_cache_dtype or 'not stated'}")
         else:
-            reasons.append(f"the engine states dtype={eng.dtype}, quantization={quant}")
+            reasons.append(f"the engine states dtype {eng.dtype or 'not stated'}, quantization "
+                           f"{quant or 'not stated'}")
 
 
 def _from_sglang(report: PrecisionReport, args: dict) -> None:
@@ -588,8 +592,8 @@ def _from_sglang(report: PrecisionReport, args: dict) -> None:
     mq, kv = args.get("modelopt_quant"), str(args.get("kv_cache_dtype") or "auto").lower()
     report.config_dtype = None if dtype in (None, "auto") else str(dtype)
     report.kv_cache_dtype = kv
-    stated = (f"SGLang's ServerArgs: dtype={dtype!r}, quantization={quant!r}, "
-              f"modelopt_quant={mq!r}, kv_cache_dtype={kv!r}")
+    stated = (f"SGLang's ServerArgs: dtype {dtype or 'not set'}, quantization {quant or 'none'}, "
+              f"modelopt_quant {mq or 'none'}, KV cache dtype {kv}")
     if quant not in (None, "", "none"):
         _quantized(report, str(quant), stated)
     elif mq not in (None, "", "none"):
@@ -611,12 +615,11 @@ def _apply_evidence(report: PrecisionReport, text: str) -> None:
     m = _FP8_CHECKPOINT.search(text)
     if m:
         was_full = report.full_precision
-        said_none = any("quantization=None" in r or "quantization=none" in r
-                        for r in report.reasons)
+        said_none = any("quantization none" in r for r in report.reasons)
         report.full_precision, report.verdict, report.method = False, "quantized", \
             report.method or "fp8"
         report.precision = None
-        extra = (" although the engine's config line says quantization=None: the declaration "
+        extra = (" although the engine's config line states no quantization: the declaration "
                  "and the weights disagree" if said_none or was_full else "")
         if extra:
             report.consistent = False

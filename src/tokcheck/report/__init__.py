@@ -2,10 +2,13 @@
 per-request CSV.
 
 The HTML needs no network to view: styles are inline and every plot is a PNG embedded as
-base64 (``data:image/png;base64,…``). It shows the conditions table, the verdict when a claim
-was verified, throughput vs concurrency, TTFT and ITL distributions, a per-request timeline,
-GPU memory and utilization over time when the run has NVML samples, and the decode bound
-against the claimed and measured speed when a bound is known.
+base64 (``data:image/png;base64,…``). It leads with the answer — the verdict when a claim was
+verified, and each run's headline numbers (one request's generation tok/s and TTFT, the highest
+aggregate throughput) with what machine and load they belong to — then the plots (throughput vs
+concurrency, the interactivity curve, TTFT and ITL distributions, a per-request timeline, GPU
+memory and utilization when the run has NVML samples, the decode bound against the claimed and
+measured speed), then the per-level results, the verdict's details and the conditions as
+readable rows (yes / no / not stated, never Python's None / True / False).
 
 The functions here return strings; the CLI writes them.
 """
@@ -23,7 +26,9 @@ from tokcheck.core.metric_table import METRICS, shown_for, shown_in, with_unit
 from tokcheck.record.level import Level
 from tokcheck.record.store import Run
 from tokcheck.report import plots
-from tokcheck.report.data import CSV_COLUMNS, conditions_table, request_rows
+from tokcheck.core.units import fmt_count, fmt_number
+from tokcheck.report.data import (CSV_COLUMNS, conditions_table, machine_text, request_rows,
+                                  run_gpu_names, show)
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1000px;
@@ -37,18 +42,32 @@ text-align:left;vertical-align:top}th{background:#f6f8fa}td.num{text-align:right
 .pass{color:#116329}.warn{color:#9a6700}.fail{color:#a40e26;font-weight:600}
 figure{margin:14px 0}figcaption{font-weight:600;margin-bottom:4px}img.plot{max-width:100%;border:1px solid #eee}
 .why{color:#6e7781;font-style:italic}.note{color:#9a6700;font-weight:600}small{color:#6e7781}
+#headline{border:1px solid #d0d7de;border-radius:8px;padding:4px 16px 8px;margin:12px 0 20px;background:#fbfcfd}
+#headline h2{margin-top:10px;border:none}#headline table{font-size:1em}
+#headline td.big{font-size:1.25em;font-weight:600}
 """
 
 
 def _e(x: Any) -> str:
-    return html.escape("n/a" if x is None else str(x))
+    """Escaped text of a cell: ``n/a`` for an absent value, yes / no for a flag."""
+    if x is None:
+        return "n/a"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    return html.escape(str(x))
 
 
 def _num(v: Any) -> str:
+    """A figure for a table: :func:`tokcheck.core.units.fmt_number` (``28,653``, ``141``,
+    ``5.07``), counts with separators, flags yes / no, ``n/a`` when absent."""
     if v is None:
         return "n/a"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
     if isinstance(v, float):
-        return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
+        return fmt_number(v)
+    if isinstance(v, int):
+        return fmt_count(v)
     return str(v)
 
 
@@ -151,20 +170,119 @@ def _collect_plots(runs: list[Run], verdict: Any, bound: dict | None) -> list[tu
     one = runs[0].level_summary(Level.closed(1)) if runs else None
     if one is not None:
         measured = one.figure("generation_tok_s").value
-    add(plots.roofline(bound, measured, claimed), "Decode bound vs claimed and measured",
-        (bound or {}).get("reason") or "no bound: give a claim naming its model and GPU")
+    foreign = foreign_bound_gpu(bound, runs[0]) if runs else None
+    note = ([f"The bound is for {foreign}, not the machine this run used ({machine_text(runs[0])}): "
+             "it says what that GPU's memory bandwidth would allow, not what this run could reach."]
+            if foreign else [])
+    add(plots.roofline(bound, measured, claimed, bound_for=foreign), "Decode bound vs claimed and measured",
+        (bound or {}).get("reason") or "no bound: give a claim naming its model and GPU", note)
     return out
 
 
-def _verdict_html(verdict: Any) -> str:
+def foreign_bound_gpu(bound: dict | None, run: Run) -> str | None:
+    """The GPU a decode bound is for when ``run`` did not use it (a CPU run, or other GPUs), else
+    ``None``. Names are matched through the catalog (``NVIDIA H100 80GB HBM3`` is the H100 SXM)."""
+    from tokcheck.core.catalog import find_gpu
+    from tokcheck.errors import TokcheckError
+
+    gpu = (bound or {}).get("gpu")
+    if not gpu or not (bound or {}).get("hard_tok_s"):
+        return None
+    name = str(gpu).split(" at ")[0]
+    used = run_gpu_names(run)
+    if used is None:
+        return None  # the run does not say what it ran on: nothing to contrast
+
+    def canonical(n: str) -> str:
+        try:
+            return find_gpu(n).name
+        except TokcheckError:
+            return n.strip().lower()
+
+    return None if canonical(name) in {canonical(u) for u in used} else name
+
+
+def headline_rows(run: Run) -> dict[str, Any]:
+    """A run's answer in a few cells: what it ran on, the engine and precision, one request's
+    generation tok/s and TTFT (medians of the rounds), the highest aggregate output throughput
+    and the level it came at, and the requests that failed; ``notes``: why a figure is n/a."""
+    c = run.conditions
+    er, pr = c.engine_report, c.precision_report
+    engine = " ".join(x for x in ((er.engine if er else None), (er.version if er else None)) if x)
+    precision = (pr.precision or pr.method) if pr is not None else None
+    if not precision and er is not None and er.dtype:
+        precision = er.dtype
+    single = run.level_summary(Level.closed(1))
+    notes: list[str] = []
+
+    def fig(lv: Any, name: str, unit: str, label: str) -> str:
+        if lv is None:
+            return "not measured (no concurrency-1 level)"
+        f = lv.figure(name)
+        if f.value is None:
+            if f.reason:
+                notes.append(f"{run.name}: {label} n/a — {f.reason}")
+            return "n/a (see below)" if f.reason else "n/a"
+        return f"{fmt_number(f.value)} {unit}"
+
+    best = None
+    for lv in run.levels:
+        v = lv.figure("output_throughput_tok_s").value
+        if v is not None and (best is None or v > best[0]):
+            best = (v, lv)
+    failed = sum(lv.requests_failed for lv in run.levels)
+    ok = sum(lv.requests_ok for lv in run.levels)
+    return {
+        "run": run.name,
+        "ran on": machine_text(run),
+        "engine, precision": ", ".join(x for x in (engine, precision) if x) or "not recorded",
+        "one request: generation": fig(single, "generation_tok_s", "tok/s", "one request's generation tok/s"),
+        "one request: TTFT": fig(single, "ttft_ms", "ms", "one request's TTFT"),
+        "highest aggregate throughput": (f"{fmt_number(best[0])} tok/s at {_level_name(best[1])}"
+                                         if best else "n/a"),
+        "requests": f"{fmt_count(ok)} ok, {fmt_count(failed)} failed",
+        "notes": notes,
+    }
+
+
+def _headline_html(runs: list[Run], verdict: Any) -> str:
+    """The answer, first on the page: the verdict (with a claim), each run's headline numbers and
+    how to read them (this machine, at its load then)."""
+    parts = ['<section id="headline"><h2>The answer</h2>']
+    if verdict is not None:
+        parts.append(_verdict_line(verdict))
+    rows = [headline_rows(r) for r in runs]
+    keys = [k for k in rows[0] if k != "notes" and (k != "run" or len(runs) > 1)] if rows else []
+    parts.append("<table><tr>" + "".join(f"<th>{_e(k)}</th>" for k in keys) + "</tr>")
+    for row in rows:
+        # the headline figures large; words (n/a, not measured) at the table's size
+        parts.append("<tr>" + "".join(
+            f'<td class="{"big" if row[k][:1].isdigit() and k != "requests" else ""}">'
+            f"{_e(row[k])}</td>" for k in keys) + "</tr>")
+    parts.append("</table>")
+    parts.extend(f"<p><small>{_e(n)}</small></p>" for row in rows for n in row["notes"])
+    hosts = sorted({r.conditions.client.host for r in runs if r.conditions.client and r.conditions.client.host})
+    where = f" ({', '.join(hosts)})" if hosts else ""
+    parts.append(f"<p><small>Measured on this machine{_e(where)}, at the load it had then: another machine, or "
+                 "this one with other jobs running, gives other numbers. Read a difference as real only "
+                 "when it is larger than the rounds' range (the 95 % intervals below; <code>tokcheck "
+                 "compare</code> says whether two runs' intervals overlap).</small></p></section>")
+    return "".join(parts)
+
+
+def _verdict_line(verdict: Any) -> str:
     cls = {True: "ok", False: "bad", None: "unk"}[verdict.reproduced]
-    parts = [f'<div class="verdict {cls}">{_e(verdict.summary)}</div>']
+    return f'<div class="verdict {cls}">{_e(verdict.summary)}</div>'
+
+
+def _verdict_html(verdict: Any) -> str:
+    parts = []
     if verdict.metric_definition:
         parts.append(f"<p><small>metric: {_e(verdict.metric_definition)}</small></p>")
     parts.append("<table><tr><th>condition</th><th>claim</th><th>run</th><th></th></tr>")
     for c in verdict.conditions:
-        parts.append(f"<tr><td>{_e(c.name)}</td><td>{_e(c.claimed) if c.claimed is not None else '—'}</td>"
-                     f"<td>{_e(c.run) if c.run is not None else '—'}</td>"
+        parts.append(f"<tr><td>{_e(c.name)}</td><td>{_e(show(c.claimed)) if c.claimed is not None else '—'}</td>"
+                     f"<td>{_e(show(c.run)) if c.run is not None else '—'}</td>"
                      f'<td class="{c.status}">{c.status}</td></tr>')
     parts.append("</table><h3>The guide's seven checks</h3><table><tr><th>#</th><th>check</th>"
                  "<th>status</th><th>evidence</th></tr>")
@@ -283,16 +401,20 @@ def render_html(runs: list[Run], verdict: Any = None, bound: dict | None = None,
     their HTML is the caller's, already escaped."""
     title = title or ("tokcheck report: " + ", ".join(r.name for r in runs))
     body = [f"<h1>{_e(title)}</h1><p><small>tokcheck {__version__}</small></p>"]
+    if runs:
+        body.append(_headline_html(runs, verdict))
     for sec_title, sec_html in sections or []:
         body.append(f"<h2>{_e(sec_title)}</h2>{sec_html}")
-    if verdict is not None:
-        body.append("<h2>Verdict</h2>")
-        body.append(_verdict_html(verdict))
-    body.append("<h2>Conditions</h2>")
-    for r in runs:
-        body.append(f"<table>{''.join(f'<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>' for k, v in conditions_table(r))}</table>")
-    body.append("<h2>Evidence receipt</h2>")
-    body.append(_receipt_html(runs))
+    body.append("<h2>Plots</h2>")
+    for title_, png, why, notes in _collect_plots(runs, verdict, bound):
+        note_html = "".join(f'<p class="note">{_e(n)}</p>' for n in notes)
+        if png is None:
+            body.append(f'<figure><figcaption>{_e(title_)}</figcaption><p class="why">n/a: {_e(why)}</p>'
+                        f'{note_html}</figure>')
+        else:
+            b64 = base64.b64encode(png).decode("ascii")
+            body.append(f'<figure><figcaption>{_e(title_)}</figcaption>'
+                        f'<img class="plot" alt="{_e(title_)}" src="data:image/png;base64,{b64}">{note_html}</figure>')
     body.append("<h2>Results per level</h2>")
     cols = level_columns(runs)
     for r in runs:
@@ -305,6 +427,14 @@ def render_html(runs: list[Run], verdict: Any = None, bound: dict | None = None,
     body.append("<p><small>Medians are the rounds' trimmed median (each round's median, highest and "
                 "lowest round dropped); spread is max − min of all rounds' medians. TTFT = first "
                 "token − send; generation tok/s = 1/TPOT (TTFT excluded).</small></p>")
+    if verdict is not None:
+        body.append("<h2>The claim against the run</h2>")
+        body.append(_verdict_html(verdict))
+    body.append("<h2>Conditions</h2>")
+    for r in runs:
+        if len(runs) > 1:
+            body.append(f"<p><b>{_e(r.name)}</b></p>")
+        body.append(f"<table>{''.join(f'<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>' for k, v in conditions_table(r))}</table>")
     body.append("<h2>95 % confidence intervals across rounds</h2>")
     body.extend(_ci_html(r) for r in runs)
     body.append("<p><small>Student's t on the rounds' values (mean ± t(0.975, n−1)·s/√n): an interval for "
@@ -320,16 +450,8 @@ def render_html(runs: list[Run], verdict: Any = None, bound: dict | None = None,
     body.append("<h2>The run under each tool's definitions</h2>")
     body.extend(_definitions_html(r) for r in runs)
     body.append(_definitions_sources_html())
-    body.append("<h2>Plots</h2>")
-    for title_, png, why, notes in _collect_plots(runs, verdict, bound):
-        note_html = "".join(f'<p class="note">{_e(n)}</p>' for n in notes)
-        if png is None:
-            body.append(f'<figure><figcaption>{_e(title_)}</figcaption><p class="why">n/a: {_e(why)}</p>'
-                        f'{note_html}</figure>')
-        else:
-            b64 = base64.b64encode(png).decode("ascii")
-            body.append(f'<figure><figcaption>{_e(title_)}</figcaption>'
-                        f'<img class="plot" alt="{_e(title_)}" src="data:image/png;base64,{b64}">{note_html}</figure>')
+    body.append("<h2>Evidence receipt</h2>")
+    body.append(_receipt_html(runs))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")
@@ -342,8 +464,8 @@ def render_markdown(runs: list[Run], verdict: Any = None, bound: dict | None = N
         out += ["## Verdict", "", f"**{verdict.summary}**", ""]
         out += ["| condition | claim | run | |", "|---|---|---|---|"]
         for c in verdict.conditions:
-            out.append(f"| {c.name} | {'—' if c.claimed is None else c.claimed} | "
-                       f"{'—' if c.run is None else c.run} | {c.status} |")
+            out.append(f"| {c.name} | {'—' if c.claimed is None else show(c.claimed)} | "
+                       f"{'—' if c.run is None else show(c.run)} | {c.status} |")
         out += ["", "| # | check | status | evidence |", "|---|---|---|---|"]
         for c in verdict.checks:
             out.append(f"| {c.number} | {c.name} | {c.status} | {'; '.join(c.evidence).replace('|', '/')} |")

@@ -25,7 +25,8 @@ def _model_dir(run: Run) -> Path | None:
 
 
 def bound_for_run(run: Run, gpu: str | None = None, model_dir: str | Path | None = None) -> dict[str, Any]:
-    """``decode_bound``'s fields for the run's model on its GPU, or ``{"reason": …}``."""
+    """``decode_bound``'s fields for the run's model on its GPU (``gpu``: the catalog's name of the
+    GPU bounded, which a report contrasts with what the run used), or ``{"reason": …}``."""
     from tokcheck.core.catalog import find_gpu, model_from_config
     from tokcheck.core.roofline import decode_bound
 
@@ -43,11 +44,12 @@ def bound_for_run(run: Run, gpu: str | None = None, model_dir: str | Path | None
     wl = run.conditions.workload
     context = int(((wl.input_len if wl else None) or 1000) + ((wl.output_len if wl else None) or 1000) / 2)
     try:
-        b = decode_bound(model_from_config(mdir), find_gpu(name.replace("NVIDIA ", "")), prec, context)
+        spec = find_gpu(name.replace("NVIDIA ", ""))
+        b = decode_bound(model_from_config(mdir), spec, prec, context)
     except TokcheckError as err:
         return {"reason": f"no bound: {err}"}
     if not b.hard_tok_s:
         return {"reason": "no bound: the GPU has no bandwidth in the catalog"}
     return {"bytes_per_token": b.bytes_per_token, "hard_tok_s": b.hard_tok_s,
-            "realistic_tok_s": b.realistic_tok_s, "context_tokens": b.context_tokens,
-            "source": f"tokcheck.core.roofline: {mdir.name} on {name} at {prec}"}
+            "realistic_tok_s": b.realistic_tok_s, "context_tokens": b.context_tokens, "gpu": spec.name,
+            "source": f"tokcheck.core.roofline: {mdir.name} on {spec.name} at {prec}"}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tokcheck.core.units import fmt_number
 from tokcheck.record.store import Run
 
 
@@ -62,7 +63,7 @@ def claim_marks(verdict: Any, run: Run) -> list[dict[str, Any]]:
         return []
     if verdict.metric in ("generation_tok_s", "e2e_tok_s"):
         what = "generation tok/s per request" if verdict.metric == "generation_tok_s" else "E2E tok/s per request"
-        return [{"axis": "x", "value": verdict.claimed, "label": f"claim: {verdict.claimed:,.4g} {what}"}]
+        return [{"axis": "x", "value": verdict.claimed, "label": f"claim: {fmt_number(verdict.claimed)} {what}"}]
     if verdict.metric == "aggregate_throughput":
         claimed_gpus = next((c.claimed for c in verdict.conditions if c.name == "gpu_count"), None)
         n = None
@@ -73,7 +74,7 @@ def claim_marks(verdict: Any, run: Run) -> list[dict[str, Any]]:
         n = n or gpu_count(run)[0]
         per = verdict.claimed / n if n else verdict.claimed
         return [{"axis": "y", "value": per,
-                 "label": f"claim: {verdict.claimed:,.4g} tok/s aggregate" + (f" ÷ {n} GPU(s)" if n else "")}]
+                 "label": f"claim: {fmt_number(verdict.claimed)} tok/s aggregate" + (f" ÷ {n} GPU(s)" if n else "")}]
     return []
 
 

@@ -10,6 +10,7 @@ import io
 from typing import Any
 
 from tokcheck.core.metric_table import METRIC
+from tokcheck.core.units import fmt_number
 from tokcheck.record.store import Run
 from tokcheck.report.data import gpu_series, level_of, timeline
 
@@ -35,13 +36,16 @@ def _png(plt, fig) -> bytes:
     return buf.getvalue()
 
 
-def throughput_vs_concurrency(runs: list[Run]) -> tuple[str, bytes] | None:
-    """Aggregate output throughput and per-request generation tok/s against concurrency
-    (closed-loop levels only)."""
+def throughput_figure(runs: list[Run]):
+    """The matplotlib figure of :func:`throughput_vs_concurrency`: ``(plt, fig, ax, ax2)``, or
+    ``None`` without closed-loop levels. The legend sits under the axes, outside them, so it
+    never covers a point (a run of one level has its only point where an inside legend would
+    go)."""
     if not any(lv.concurrency is not None for r in runs for lv in r.levels):
         return None
-    plt, fig, ax = _figure()
+    plt, fig, ax = _figure(7.5, 4.2)
     ax2 = ax.twinx()
+    tops = [0.0, 0.0]
     for i, r in enumerate(runs):
         lvs = sorted((lv for lv in r.levels if lv.concurrency is not None), key=lambda lv: lv.concurrency)
         xs = [lv.concurrency for lv in lvs]
@@ -51,21 +55,44 @@ def throughput_vs_concurrency(runs: list[Run]) -> tuple[str, bytes] | None:
         # one colour per run: solid = aggregate (left axis), dashed = per request (right axis)
         c_agg, c_gen = (f"C{i}", f"C{i}") if len(runs) > 1 else ("tab:blue", "tab:orange")
         ax.plot(xs, [a if a is not None else float("nan") for a in agg], "o-", color=c_agg,
-                label=f"aggregate output tok/s{tag}")
+                label=f"aggregate output tok/s{tag} (left axis)")
         ax2.plot(xs, [g if g is not None else float("nan") for g in gen], "s--", color=c_gen,
-                 label=f"generation tok/s per request{tag}")
+                 label=f"generation tok/s per request{tag} (right axis)")
+        tops[0] = max([tops[0]] + [a for a in agg if a is not None])
+        tops[1] = max([tops[1]] + [g for g in gen if g is not None])
     ax.set_xlabel("concurrency")
     ax.set_ylabel("aggregate output throughput (tok/s)")
     ax2.set_ylabel("generation tok/s per request")
     ax.set_xscale("log", base=2)
     ticks = sorted({lv.concurrency for r in runs for lv in r.levels if lv.concurrency is not None})
     ax.set_xticks(ticks, [str(t) for t in ticks])
+    if len(ticks) == 1:  # one level: room on both sides, so the point is not on the frame
+        ax.set_xlim(ticks[0] / 2, ticks[0] * 2)
     ax.minorticks_off()
-    ax.set_ylim(bottom=0)
-    ax2.set_ylim(bottom=0)
+    # Headroom: the highest point stays inside the frame; the right axis gets more, so the two
+    # series' points at one concurrency sit at different heights instead of one on the other.
+    ax.set_ylim(0, tops[0] * 1.15 or 1)
+    ax2.set_ylim(0, tops[1] * 1.5 or 1)
+    if len(runs) == 1:  # one run: the values beside their points
+        for axis, line in ((ax, ax.lines[0]), (ax2, ax2.lines[0])):
+            for x, y in zip(line.get_xdata(), line.get_ydata()):
+                if y == y:  # not NaN
+                    axis.annotate(fmt_number(y), (x, y), textcoords="offset points", xytext=(6, 4),
+                                  fontsize=8, color=line.get_color())
     h1, l1 = ax.get_legend_handles_labels()
     h2, l2 = ax2.get_legend_handles_labels()
-    ax.legend(h1 + h2, l1 + l2, fontsize=8, loc="upper left")
+    ax.legend(h1 + h2, l1 + l2, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+              ncol=2 if len(runs) == 1 else 1, frameon=False)
+    return plt, fig, ax, ax2
+
+
+def throughput_vs_concurrency(runs: list[Run]) -> tuple[str, bytes] | None:
+    """Aggregate output throughput and per-request generation tok/s against concurrency
+    (closed-loop levels only)."""
+    drawn = throughput_figure(runs)
+    if drawn is None:
+        return None
+    plt, fig, _ax, _ax2 = drawn
     return "Throughput vs concurrency", _png(plt, fig)
 
 
@@ -154,14 +181,14 @@ def gpu_over_time(run: Run) -> tuple[str, bytes] | None:
     plt, fig, ax = _figure()
     ax2 = ax.twinx()
     for s in series:
-        if any(m is not None for m in s["memory_gib"]):
-            ax.plot(s["t_s"], [m if m is not None else float("nan") for m in s["memory_gib"]],
-                    label=f"GPU {s['gpu']} memory used (GiB)")
+        if any(m is not None for m in s["memory_gb"]):
+            ax.plot(s["t_s"], [m if m is not None else float("nan") for m in s["memory_gb"]],
+                    label=f"GPU {s['gpu']} memory used (GB)")
         if any(u is not None for u in s["utilization_pct"]):
             ax2.plot(s["t_s"], [u if u is not None else float("nan") for u in s["utilization_pct"]],
                      "--", color="tab:green", label=f"GPU {s['gpu']} utilization (%)")
     ax.set_xlabel("time since the first send (s)")
-    ax.set_ylabel("memory used (GiB)")
+    ax.set_ylabel("memory used (GB = 10⁹ bytes)")
     ax2.set_ylabel("utilization (%)")
     ax2.set_ylim(0, 105)
     h1, l1 = ax.get_legend_handles_labels()
@@ -171,22 +198,31 @@ def gpu_over_time(run: Run) -> tuple[str, bytes] | None:
 
 
 def roofline(bound: dict[str, Any] | None, measured_tok_s: float | None,
-             claimed_tok_s: float | None) -> tuple[str, bytes] | None:
-    """Hard and realistic decode bounds beside the claimed and the measured single-request speed."""
+             claimed_tok_s: float | None, bound_for: str | None = None) -> tuple[str, bytes] | None:
+    """Hard and realistic decode bounds beside the claimed and the measured single-request speed.
+    ``bound_for``: the GPU the bound is for when the run did not use it (e.g. ``"H100 SXM"`` beside
+    a CPU run): the bound's bars then say so, and are drawn in a paler tone."""
     if not bound or not bound.get("hard_tok_s"):
         return None
-    bars = [("hard bound", bound["hard_tok_s"], "tab:gray"),
-            ("realistic bound", bound.get("realistic_tok_s"), "tab:blue")]
+    suffix = f"\n(for {bound_for}, not this run's machine)" if bound_for else ""
+    bars = [(f"hard bound{suffix}", bound["hard_tok_s"], "#b0b0b0" if bound_for else "tab:gray"),
+            (f"realistic bound{suffix}", bound.get("realistic_tok_s"), "#9ecae1" if bound_for else "tab:blue")]
     if claimed_tok_s is not None:
         bars.append(("claimed", claimed_tok_s, "tab:orange"))
     if measured_tok_s is not None:
         bars.append(("measured", measured_tok_s, "tab:green"))
     bars = [b for b in bars if b[1] is not None]
-    plt, fig, ax = _figure(7.5, 3.0)
+    plt, fig, ax = _figure(7.5, 3.4 if bound_for else 3.0)
     ax.barh([b[0] for b in bars], [b[1] for b in bars], color=[b[2] for b in bars])
     for i, b in enumerate(bars):
-        ax.text(b[1], i, f" {b[1]:,.1f}", va="center", fontsize=9)
-    ax.set_xlabel("tok/s (one request, decode)")
+        ax.text(b[1], i, f" {fmt_number(b[1])}", va="center", fontsize=9)
     ax.invert_yaxis()
-    ax.set_xlim(0, max(b[1] for b in bars) * 1.2)
+    hi, lo = max(b[1] for b in bars), min(b[1] for b in bars)
+    if lo > 0 and hi / lo > 50:  # a bar 50× shorter than another would vanish on a linear axis
+        ax.set_xscale("log")
+        ax.set_xlim(lo / 3, hi * 4)
+        ax.set_xlabel("tok/s (one request, decode; log scale)")
+    else:
+        ax.set_xlim(0, hi * 1.2)
+        ax.set_xlabel("tok/s (one request, decode)")
     return "Decode bound vs claimed and measured", _png(plt, fig)

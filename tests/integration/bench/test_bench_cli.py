@@ -151,4 +151,4 @@ def test_the_table_shows_the_range_of_all_rounds(server, tiny_tokenizer, tmp_pat
     assert ttft["range_all"] == [lo, hi] and ttft["spread"] == hi - lo and ttft["spread_kept"] == 0
     row = next(line for line in proc.stdout.splitlines() if line.lstrip("│ ").startswith("TTFT ms"))
     assert f"({lo:,.1f}–{hi:,.1f})" in row
-    assert "tokens in coalesced reads" in proc.stdout and "TPOT undefined" in proc.stdout
+    assert "share of tokens in coalesced reads" in proc.stdout and "TPOT undefined" in proc.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tokcheck.core.metric_table import BY_CLAIM_NAME
+from tokcheck.core.units import fmt_bytes
 from tokcheck.record.schema import EngineReport, LevelSummary, ServeSettings, Workload
 from tokcheck.record.store import Run
 from tokcheck.analysis.verify.bursts import BURST_WARN_SHARE, burst_stats
@@ -165,7 +166,7 @@ def _check_gpu_busy(run: Run, level: LevelSummary | None) -> Check:
         if others:
             status = "fail"
             held = sum(int(p.used_memory_bytes or 0) for p in others)
-            ev.append(f"GPU {i}: {len(others)} processes held {held / 2**30:.1f} GiB before the run "
+            ev.append(f"GPU {i}: {len(others)} processes held {fmt_bytes(held)} before the run "
                       f"(run.json environment processes)")
             advice.append("stop the other processes on the GPU (nvidia-smi) and measure again")
         else:
@@ -197,7 +198,8 @@ def _check_quantized(fields: dict, run: Run, conds: dict[str, Condition]) -> Che
                   f"(run.json precision_report.full_precision; {'; '.join(map(str, pr.reasons[:3]))})")
     if er is not None and er.model_fields_set & {"dtype", "quantization"}:
         q = er.quantization
-        ev.append(f"engine loaded dtype={er.dtype}, quantization={q} (run.json engine_report)")
+        ev.append(f"engine loaded dtype={er.dtype or 'not stated'}, quantization={q or 'not stated'} "
+                  "(run.json engine_report)")
         if _is_off(q) is False:
             run_full = False
         elif run_full is None and normalize_precision(er.dtype) in ("bf16", "fp16", "fp32"):

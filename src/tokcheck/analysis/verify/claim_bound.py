@@ -84,7 +84,7 @@ def bound_for(fields: dict[str, Any], model_dir: str | Path | None = None, run=N
     if not b or not b.get("hard_tok_s"):
         if b and b.get("bytes_per_token") and not f.get("gpu"):
             where = " (this run was on the CPU)" if run is not None and _cpu_run(run) else ""
-            why = (f"{name} reads {b['bytes_per_token'] / 1e6:.3g} MB per token, but the bound needs a "
+            why = (f"{name} reads {b['bytes_per_token'] / 1e9:,.2f} GB per token, but the bound needs a "
                    f"GPU or a bandwidth and neither the claim nor the run names a GPU{where}; "
                    "give --gpu NAME to bound it against that GPU")
         else:

@@ -7,6 +7,7 @@ import re
 from tokcheck.record.schema import LevelSummary
 from tokcheck.record.store import Run
 from tokcheck.analysis.verify.checks import SPEEDS
+from tokcheck.analysis.verify.conditions import _environment_gpus
 from tokcheck.analysis.verify.lookup import _fmt, telemetry_value
 from tokcheck.analysis.verify.records import Check, Symptom
 
@@ -19,6 +20,8 @@ _OOM_RE = re.compile(r"out of memory|OutOfMemoryError|CUDA error: out of memory|
 def _symptoms(run: Run, level: LevelSummary | None, metric: str | None, ratio: float | None,
               tolerance: float, checks: list[Check]) -> list[Symptom]:
     out: list[Symptom] = []
+    # A run whose environment lists no GPU ran on the CPU: GPU tools and GPU advice do not apply.
+    cpu_run = _environment_gpus(run.conditions) == []
     log = run.server_log or ""
     oom = _OOM_RE.search(log)
     oom_errors = [q for q in run.requests if q.error is not None and _OOM_RE.search(q.error.detail)]
@@ -27,6 +30,11 @@ def _symptoms(run: Run, level: LevelSummary | None, metric: str | None, ratio: f
         if oom_errors:
             ev.append(f"{len(oom_errors)} requests failed with out-of-memory errors (requests.jsonl error)")
         out.append(Symptom("out of memory at start-up or under load", ev, [
+            "look for other processes holding memory (`free -h`, `top`) and stop them",
+            "lower --max-model-len step by step (e.g. 32768 → 8192)",
+            "a smaller KV cache: lower --kv-cache-space-gib (vLLM for the CPU) or the context",
+            "then a machine with more memory",
+        ] if cpu_run else [
             "look for residual processes holding GPU memory (nvidia-smi) and stop them",
             "lower --max-model-len step by step (e.g. 32768 → 8192)",
             "lower --gpu-memory-utilization (0.9 → 0.8) to leave room for the CUDA context",
@@ -35,7 +43,13 @@ def _symptoms(run: Run, level: LevelSummary | None, metric: str | None, ratio: f
     if metric in SPEEDS and ratio is not None and ratio < 1 - tolerance:
         util = telemetry_value(run, level, lambda t: t.gpu_figures.utilization_mean_pct)
         ev = [f"measured is {ratio:.2f}× the claim"]
-        if util is None:
+        if cpu_run:
+            steps = ["a CPU run: the server and the client shared the CPU — check what else ran on it "
+                     "(`uptime` load average, `top`) and measure again on a quiet machine",
+                     "rounds that differ a lot (the spread) mean the load moved the result",
+                     "then the weights (precision, size: `tokcheck inspect`) and the engine's version and "
+                     "settings set the speed"]
+        elif util is None:
             steps = ["no GPU utilization in the record: watch `nvidia-smi` (or run bench with telemetry)",
                      "low utilization → the client, token counting or request queueing is the bottleneck",
                      "high utilization → the weights (precision, size) or the engine version set the speed"]
@@ -52,7 +66,8 @@ def _symptoms(run: Run, level: LevelSummary | None, metric: str | None, ratio: f
             ev.append("checks that found a cause: " + ", ".join(failing))
         out.append(Symptom("slow generation", ev, steps + [
             "compare precision, speculative decoding and concurrency with the claim's",
-            "check the GPU is idle and not throttled (power, temperature)",
+            "check the CPU's clock is not lowered (power saving, temperature) and no other job shares it"
+            if cpu_run else "check the GPU is idle and not throttled (power, temperature)",
         ]))
     slow_first = False
     ev = []

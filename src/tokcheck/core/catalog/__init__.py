@@ -26,6 +26,7 @@ from pathlib import Path
 
 from tokcheck.core.architecture import ModelSpec
 from tokcheck.core.names import match_name
+from tokcheck.core.quantization import quantization_scheme
 from tokcheck.errors import TokcheckError
 
 GIB = 1024 ** 3
@@ -44,6 +45,10 @@ class GpuSpec:
         achievable_source: where that fraction comes from.
         checked: yes / partly / no — checked against a primary datasheet.
         source: where the row comes from.
+        kind: datacenter, workstation, consumer, apple, amd_datacenter, amd_consumer, soc,
+            host_memory (a host memory system, for weights offloaded to CPU RAM) or cpu.
+        fp4_dense_tflops: dense FP4 tensor rate where the GPU has one.
+        notes: how derived figures were computed (dense = sparse / 2, SM × clock …).
     """
 
     name: str
@@ -57,6 +62,9 @@ class GpuSpec:
     checked: str = "no"
     source: str = ""
     aliases: tuple[str, ...] = ()
+    kind: str = ""
+    fp4_dense_tflops: float | None = None
+    notes: str = ""
 
     @property
     def memory_gb(self) -> float | None:
@@ -76,7 +84,7 @@ def gpus() -> tuple[GpuSpec, ...]:
     for row in csv.DictReader(text.splitlines()):
         out.append(GpuSpec(
             name=row["name"],
-            memory_bytes=int(float(row["memory_gib"]) * GIB),
+            memory_bytes=int(float(row["memory_gib"]) * GIB) if (row.get("memory_gib") or "").strip() else None,
             peak_bandwidth_bytes_per_s=float(row["peak_bandwidth_tb_s"]) * 1e12,
             bf16_dense_tflops=_opt_float(row["bf16_dense_tflops"]),
             fp8_dense_tflops=_opt_float(row["fp8_dense_tflops"]),
@@ -85,8 +93,20 @@ def gpus() -> tuple[GpuSpec, ...]:
             checked=row["checked"],
             source=row["source"],
             aliases=tuple(a for a in row["aliases"].split("|") if a),
+            kind=row.get("kind") or "",
+            fp4_dense_tflops=_opt_float(row.get("fp4_dense_tflops") or ""),
+            notes=row.get("notes") or "",
         ))
     return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def systems() -> tuple[dict, ...]:
+    """Systems and cloud shapes that imply a GPU and a count (``systems.csv``): ``{name,
+    aliases, gpu, count, source}`` — "DGX H100" is 8 × H100 SXM, "GB200 NVL72" 72 × GB200."""
+    text = resources.files("tokcheck.core.catalog").joinpath("systems.csv").read_text(encoding="utf-8")
+    return tuple({"name": r["name"], "aliases": tuple(a for a in r["aliases"].split("|") if a), "gpu": r["gpu"],
+                  "count": int(r["count"]), "source": r["source"]} for r in csv.DictReader(text.splitlines()))
 
 
 @lru_cache(maxsize=1)
@@ -99,14 +119,33 @@ def _model_entries() -> tuple[dict, ...]:
     return tuple(entries)
 
 
+def quantized_from(name: str) -> str | None:
+    """For a catalog entry that is a third party's quantized release of another catalog model
+    (``"Llama 3.1 70B Instruct FP8 (NVIDIA ModelOpt)"``), that model's name; else None."""
+    for e in _model_entries():
+        if e["name"] == name:
+            return e.get("quantized_from")
+    return None
+
+
 def models() -> tuple[ModelSpec, ...]:
     """All models in the built-in catalog."""
     return tuple(_spec_from_entry(e) for e in _model_entries())
 
 
 def _spec_from_entry(entry: dict) -> ModelSpec:
-    meta = {k: v for k, v in entry.items() if k != "config"}
-    return spec_from_hf_config(entry["config"], name=entry["name"], meta=meta)
+    """A catalog entry → ModelSpec. ``config`` is the model's ``config.json`` as published;
+    ``config_defaults`` holds the values transformers fills in for keys the published file
+    leaves out (Gemma 3's text config names few keys), applied where the file is silent."""
+    meta = {k: v for k, v in entry.items() if k not in ("config", "config_defaults")}
+    cfg = dict(entry["config"])
+    defaults = entry.get("config_defaults") or {}
+    if defaults:
+        if isinstance(cfg.get("text_config"), dict):
+            cfg["text_config"] = {**defaults, **cfg["text_config"]}
+        else:
+            cfg = {**defaults, **cfg}
+    return spec_from_hf_config(cfg, name=entry["name"], meta=meta)
 
 
 def find_gpu(name: str) -> GpuSpec:
@@ -141,6 +180,54 @@ def gpu_from_bandwidth(bandwidth_bytes_per_s: float, memory_bytes: int | None = 
 
 # ------------------------------------------------------------------ Hugging Face config.json
 
+#: Values transformers' config classes fill in when a published ``config.json`` leaves a key
+#: out (the file then relies on the class default). Gemma 3's text config (``Gemma3TextConfig``
+#: in transformers ``models/gemma3/configuration_gemma3.py``) is the case met in practice: the
+#: published gemma-3-4b-it file names neither its heads nor its vocabulary.
+MODEL_TYPE_DEFAULTS: dict[str, dict] = {
+    "gemma3_text": {"vocab_size": 262_208, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+                    "sliding_window": 4096, "sliding_window_pattern": 6, "max_position_embeddings": 131_072,
+                    "tie_word_embeddings": True},
+}
+
+
+#: Model types whose MLP is two matrices (up, down) with a plain GELU/ReLU, not a gated
+#: SwiGLU/GeGLU of three (transformers' OPT, GPT-2, GPT-NeoX, Falcon, BLOOM, Phi-1/2, GPT-J).
+_PLAIN_MLP_TYPES = ("opt", "gpt2", "gpt_neox", "falcon", "bloom", "phi", "gptj", "gpt_bigcode")
+
+
+def _text_config(cfg: dict) -> dict:
+    """The decoder's config: a multimodal wrapper's ``text_config`` (with its own ``torch_dtype``
+    and ``quantization_config``, else the wrapper's), or the config itself."""
+    inner = cfg.get("text_config")
+    if not isinstance(inner, dict) or "hidden_size" in cfg:
+        return cfg
+    out = dict(inner)
+    out["model_type"] = inner.get("model_type", cfg.get("model_type"))
+    for key in ("torch_dtype", "dtype", "quantization_config", "tie_word_embeddings"):
+        if out.get(key) is None and cfg.get(key) is not None:
+            out[key] = cfg[key]
+    return out
+
+
+def _is_moe_layer(cfg: dict, mt: str, i: int) -> bool:
+    """Whether layer ``i`` has routed experts: Llama 4's ``interleave_moe_layer_step`` (every
+    Nth layer), ``first_k_dense_replace`` + ``moe_layer_freq`` (DeepSeek, GLM, Kimi: the first k
+    layers dense), Qwen's ``decoder_sparse_step`` / ``mlp_only_layers``, else every layer."""
+    if mt.startswith("llama4"):
+        step = int(cfg.get("interleave_moe_layer_step") or 1)
+        moe = cfg.get("moe_layers")
+        return i in set(moe) if moe else (i + 1) % step == 0
+    if "first_k_dense_replace" in cfg or "moe_layer_freq" in cfg:
+        if i < int(cfg.get("first_k_dense_replace") or 0):
+            return False
+        return i % int(cfg.get("moe_layer_freq") or 1) == 0
+    if "decoder_sparse_step" in cfg or "mlp_only_layers" in cfg:
+        step = int(cfg.get("decoder_sparse_step") or 1)
+        return i not in set(cfg.get("mlp_only_layers") or []) and (i + 1) % step == 0
+    return True
+
+
 def _get(cfg: dict, *keys, default=None):
     for k in keys:
         if cfg.get(k) is not None:
@@ -154,8 +241,8 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
     Raises:
         TokcheckError: when a field the bound needs is missing or not a positive number.
     """
-    if "text_config" in cfg and "hidden_size" not in cfg:  # multimodal wrappers
-        cfg = {**cfg["text_config"], "model_type": cfg["text_config"].get("model_type", cfg.get("model_type"))}
+    cfg = _text_config(cfg)
+    cfg = {**MODEL_TYPE_DEFAULTS.get(str(cfg.get("model_type")), {}), **cfg}
     meta = dict(meta or {})
     mt = str(cfg.get("model_type") or "unknown")
     try:
@@ -170,7 +257,9 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
         raise TokcheckError("config.json has a non-positive size field")
     kv_heads = int(_get(cfg, "num_key_value_heads", default=heads))
     head_dim = int(_get(cfg, "head_dim", default=h // heads))
-    inter = int(_get(cfg, "intermediate_size", "n_inner", default=4 * h) or 0)
+    inter = int(_get(cfg, "intermediate_size", "n_inner", "ffn_dim", default=4 * h) or 0)
+    if mt == "qwen":  # Qwen (1): intermediate_size counts both halves of its gated MLP (w1, w2)
+        inter //= 2
 
     attention = "gqa"
     if mt == "deepseek_v4" or cfg.get("compress_ratios") is not None:
@@ -179,60 +268,79 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
         attention = "mla"
 
     # MoE layout
-    n_exp = int(_get(cfg, "n_routed_experts", "num_local_experts", "num_experts", default=0) or 0)
-    k = int(_get(cfg, "num_experts_per_tok", "experts_per_token", "moe_topk", default=0) or 0)
+    n_exp = int(_get(cfg, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", default=0) or 0)
+    k = int(_get(cfg, "num_experts_per_tok", "experts_per_token", "top_k_experts", "moe_topk", "moe_k", default=0) or 0)
     shared = int(_get(cfg, "n_shared_experts", default=0) or 0)
-    shared_width = int(cfg.get("shared_expert_intermediate_size") or 0)
-    moe_width = int(_get(cfg, "moe_intermediate_size", default=0) or 0)
+    shared_width = int(_get(cfg, "shared_expert_intermediate_size", "shared_intermediate_size", default=0) or 0)
+    moe_width = int(_get(cfg, "moe_intermediate_size", "expert_intermediate_size", default=0) or 0)
+    dense_width = inter
+    llama4 = mt.startswith("llama4")
+    if n_exp and cfg.get("enable_moe_block") and not shared_width:
+        shared_width = inter  # Gemma 4 MoE: the dense MLP stays beside the experts, always active
     if n_exp and not moe_width:
-        moe_width = inter  # mixtral, gpt_oss: experts have intermediate_size
+        moe_width = inter  # mixtral, gpt_oss, llama4, minimax: experts have intermediate_size
+    if llama4 and n_exp:
+        # Llama 4: experts and the one shared expert are intermediate_size wide; the dense layers
+        # in between use intermediate_size_mlp (transformers Llama4TextConfig)
+        shared_width = shared_width or inter
+        dense_width = int(cfg.get("intermediate_size_mlp") or inter)
     moe_layers = 0
     if n_exp:
-        if mt.startswith("deepseek"):
-            first_dense = int(cfg.get("first_k_dense_replace") or 0)
-            freq = int(cfg.get("moe_layer_freq") or 1)
-            moe_layers = sum(1 for i in range(layers) if i >= first_dense and i % freq == 0)
-        elif "decoder_sparse_step" in cfg or "mlp_only_layers" in cfg:
-            step = int(cfg.get("decoder_sparse_step") or 1)
-            only = set(cfg.get("mlp_only_layers") or [])
-            moe_layers = sum(1 for i in range(layers) if i not in only and (i + 1) % step == 0)
-        else:
-            moe_layers = layers
+        moe_layers = sum(1 for i in range(layers) if _is_moe_layer(cfg, mt, i))
     if n_exp and not k:
         raise TokcheckError("config.json describes experts but not how many are active per token "
                             "(num_experts_per_tok)")
 
-    # sliding windows: gpt-oss / gemma style layer_types, or Mistral's global sliding_window
+    # linear-attention layers (Qwen3-Next, Qwen3.5: Gated DeltaNet)
+    types = [str(t) for t in (cfg.get("layer_types") or [])][:layers]
+    linear_layers = 0
+    if cfg.get("linear_num_value_heads"):
+        if types:
+            linear_layers = sum(1 for t in types if "linear" in t)
+        elif cfg.get("full_attention_interval"):
+            n = int(cfg["full_attention_interval"])
+            linear_layers = sum(1 for i in range(layers) if (i + 1) % n != 0)
+
+    # sliding windows: layer_types (gpt-oss, Gemma 3 re-saves), Gemma's sliding_window_pattern
+    # (every Nth layer global), Llama 4's chunked attention (attention_chunk_size on the layers
+    # that use RoPE: 3 of 4), Mistral's global sliding_window
     window = cfg.get("sliding_window")
     sliding_layers = 0
-    if attention != "dsv4" and window:
-        types = cfg.get("layer_types")
-        if types:
-            sliding_layers = sum(1 for t in types[:layers] if "sliding" in str(t))
-        elif cfg.get("use_sliding_window", True) and mt not in ("qwen2", "qwen3", "qwen3_moe", "qwen2_moe"):
+    if attention != "dsv4" and llama4 and cfg.get("attention_chunk_size"):
+        window = int(cfg["attention_chunk_size"])
+        no_rope = cfg.get("no_rope_layers")
+        sliding_layers = sum(1 for x in no_rope[:layers] if x) if no_rope else layers - layers // 4
+    elif attention != "dsv4" and window:
+        if types and any("sliding" in t for t in types):
+            sliding_layers = sum(1 for t in types if "sliding" in t)
+        elif cfg.get("sliding_window_pattern"):
+            n = int(cfg["sliding_window_pattern"])
+            sliding_layers = sum(1 for i in range(layers) if (i + 1) % n != 0)
+        elif types:
+            sliding_layers = 0
+        elif cfg.get("use_sliding_window", True) and not mt.startswith("qwen"):
             sliding_layers = layers
         # Qwen configs carry sliding_window but use_sliding_window=false: full attention.
         if mt.startswith("qwen") and not cfg.get("use_sliding_window", False):
             sliding_layers = 0
+        if window and cfg.get("max_position_embeddings") and int(window) >= int(cfg["max_position_embeddings"]):
+            sliding_layers = 0  # a window as long as the context changes nothing
 
     released = meta.get("released_weights")
-    if not released:
-        qc = cfg.get("quantization_config") or {}
-        method = str(qc.get("quant_method") or "").lower()
-        dtype = str(_get(cfg, "torch_dtype", "dtype", default="bfloat16"))
+    quant = quantization_scheme(cfg, meta.get("hf_quant_config"))
+    detail = meta.get("released_weights_detail", "")
+    if quant is not None:
+        released, qdetail = quant
+        detail = detail or qdetail
+    elif not released:
         from tokcheck.core.precision import canonical_precision
 
+        dtype = str(_get(cfg, "torch_dtype", "dtype", default="bfloat16"))
         try:
             default = canonical_precision(dtype)
         except TokcheckError:
             default = "BF16"
         released = {"default": default}
-        if method == "mxfp4":
-            released = {"default": default, "experts": "MXFP4"}
-        elif method == "fp8":
-            released = {"default": "FP8"}
-        elif method in ("gptq", "awq"):
-            released = {"default": "INT4"}
         if cfg.get("expert_dtype") == "fp4":
             released["experts"] = "MXFP4"
 
@@ -240,7 +348,7 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
         name=name or meta.get("name") or str(cfg.get("_name_or_path") or mt),
         model_type=mt,
         hidden_size=h, num_layers=layers, num_heads=heads, num_kv_heads=kv_heads, head_dim=head_dim,
-        intermediate_size=inter if (not n_exp or moe_layers < layers) else 0,
+        intermediate_size=dense_width if (not n_exp or moe_layers < layers) else 0,
         vocab_size=vocab,
         tie_embeddings=bool(cfg.get("tie_word_embeddings", False)),
         attention=attention,
@@ -254,6 +362,18 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
         o_groups=int(cfg.get("o_groups") or 0),
         sliding_window=int(window) if window else None,
         sliding_layers=sliding_layers,
+        linear_layers=linear_layers,
+        linear_num_key_heads=int(cfg.get("linear_num_key_heads") or 0),
+        linear_num_value_heads=int(cfg.get("linear_num_value_heads") or 0),
+        linear_key_head_dim=int(cfg.get("linear_key_head_dim") or 0),
+        linear_value_head_dim=int(cfg.get("linear_value_head_dim") or 0),
+        linear_conv_kernel_dim=int(cfg.get("linear_conv_kernel_dim") or 4),
+        attn_output_gate=bool(cfg.get("attn_output_gate")) or mt == "qwen3_next",
+        global_head_dim=int(cfg.get("global_head_dim") or 0),
+        num_global_kv_heads=int(cfg.get("num_global_key_value_heads") or 0),
+        attention_k_eq_v=bool(cfg.get("attention_k_eq_v")),
+        mlp_matrices=2 if mt in _PLAIN_MLP_TYPES else 3,
+        activation=str(_get(cfg, "hidden_act", "activation_function", "hidden_activation", default="") or ""),
         num_experts=n_exp, experts_per_token=k, num_shared_experts=shared,
         moe_intermediate_size=moe_width, shared_expert_intermediate_size=shared_width,
         moe_layers=moe_layers,
@@ -262,9 +382,10 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
         index_head_dim=int(cfg.get("index_head_dim") or 0),
         index_topk=int(cfg.get("index_topk") or 0),
         hc_mult=int(cfg.get("hc_mult") or 0),
-        mtp_layers=int(cfg.get("num_nextn_predict_layers") or 0),
+        mtp_layers=int(_get(cfg, "num_nextn_predict_layers", "mtp_num_hidden_layers", default=0) or 0),
         max_position_embeddings=cfg.get("max_position_embeddings"),
         released_weights=dict(released),
+        released_detail=str(detail or ""),
         total_params_stated=meta.get("total_params_stated"),
         active_params_stated=meta.get("active_params_stated"),
         active_params_convention=meta.get("active_params_convention", "with_embedding"),

@@ -1,0 +1,603 @@
+"""Take a speed claim apart: every figure with its role, and the facts a reproducible figure
+needs, each with the words it was read from.
+
+Pure text → :class:`Claim`. A claim is read in three passes over one normalised form of the
+text (:mod:`.text`, same length as the original so every range points into what the user
+pasted):
+
+1. names — catalog models (with Hugging Face ids and Ollama tags) and GPUs, with their counts
+   and systems ("DGX H100" = 8 × H100), so a GPU's model number is never read as a length;
+2. figures — every speed and latency figure with its metric, scope, concurrency and speculative
+   decoding (:mod:`.figures`), and the headline among them (:func:`.figures.choose_headline`);
+3. words — precision and quantization, engine, lengths, options and memory footprints
+   (:mod:`.words`).
+
+``fields`` keep today's keys for the headline figure; ``sources`` says which words gave each
+field. :data:`CHECKLIST` is the guide's minimum set of facts a reproducible figure needs
+(docs/guide.md): fewer than :data:`MIN_PRESENT` present makes the claim a reference impression
+only, not a basis for capacity planning.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tokcheck.core.claim.figures import (
+    METRICS,
+    SCOPES,
+    Figure,
+    choose_headline,
+    concurrency_mentions,
+    find_figures,
+    infer_single_request,
+    scope_from_metric,
+)
+from tokcheck.core.claim.hardware import (
+    GPU_LIKE,
+    find_names,
+    gpu_count_anywhere,
+    gpu_count_near,
+    gpu_memory_anywhere,
+    gpu_memory_near,
+    is_comparison,
+    plural_after,
+)
+from tokcheck.core.claim.numbers import plain
+from tokcheck.core.claim.text import normalise
+from tokcheck.core.names import version_suffix
+from tokcheck.core.claim.words import engine_words, footprint_words, length_words, option_words, precision_words
+from tokcheck.errors import TokcheckError
+
+__all__ = ["CHECKLIST", "FIELD_KEYS", "FOOTPRINT_KEYS", "METRICS", "MIN_PRESENT", "SCOPES", "Claim", "Figure",
+           "apply_overrides", "parse_claim"]
+
+# The keys of Claim.fields, in report order.
+FIELD_KEYS = ("model", "weights_version", "precision", "quantization", "gpu", "gpu_count", "gpu_memory_gb",
+              "engine", "engine_version", "concurrency", "batch_policy", "input_tokens", "output_tokens",
+              "max_model_len", "metric", "value", "unit", "speculative_decoding", "prefix_cache", "cuda_graph")
+#: Stated memory footprints and offload settings (Claim.footprint).
+FOOTPRINT_KEYS = ("weights_gb", "memory_used_gb", "memory_used_scope", "host_memory_gb", "gpu_layers",
+                  "total_layers", "n_cpu_moe", "kv_cache_dtype", "tensor_parallel", "pipeline_parallel",
+                  "system")
+#: The metrics an option may name (``--metric``): the figure metrics that make a headline.
+OPTION_METRICS = ("ttft", "tpot", "generation_tok_s", "e2e_tok_s", "aggregate_throughput", "prefill_tok_s")
+
+# The guide's checklist: item name → the fields that satisfy it.
+CHECKLIST: dict[str, tuple[str, ...]] = {
+    "model": ("model",),
+    "weights_version": ("weights_version",),
+    "precision": ("precision", "quantization"),
+    "gpu": ("gpu",),
+    "gpu_count": ("gpu_count",),
+    "gpu_memory": ("gpu_memory_gb",),
+    "engine": ("engine",),
+    "engine_version": ("engine_version",),
+    "concurrency": ("concurrency", "batch_policy"),
+    "input_tokens": ("input_tokens",),
+    "output_tokens": ("output_tokens",),
+    "max_model_len": ("max_model_len",),
+    "metric": ("metric",),
+    "speculative_decoding": ("speculative_decoding",),
+    "prefix_cache": ("prefix_cache",),
+    "cuda_graph": ("cuda_graph",),
+}
+MIN_PRESENT = 5
+# Beyond any serving system's published figure (a whole NVL72 rack serves about 1–2 million
+# tok/s in vendor results): a figure above this is a typo or not tokens per second.
+ABSURD_TOK_S = 1e9
+
+
+@dataclass
+class Claim:
+    """A parsed claim.
+
+    Attributes:
+        text: the original text.
+        fields: stated (or option-given) facts of the headline figure, keys from
+            :data:`FIELD_KEYS` only; ``value`` is a number or a ``[lo, hi]`` range.
+        figures: every figure of the text, in order (:class:`Figure`); one is the headline.
+        sources: field → the words of the text it was read from (or ``"option --gpu"``).
+        footprint: stated footprints and offload settings, keys from :data:`FOOTPRINT_KEYS`.
+        notes: what the reader inferred and why, and names it did not know (with the nearest).
+        unknown_names: ``[{"kind": "gpu"|"model", "words": …, "suggestions": […]}]``.
+        inferred: fields read from what the text leaves out rather than from its words (a bare
+            tok/s figure is one request's generation speed); they do not count as stated facts.
+    """
+
+    text: str
+    fields: dict = field(default_factory=dict)
+    figures: list[Figure] = field(default_factory=list)
+    sources: dict = field(default_factory=dict)
+    footprint: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+    unknown_names: list = field(default_factory=list)
+    inferred: list = field(default_factory=list)
+
+    @property
+    def headline(self) -> Figure | None:
+        return next((f for f in self.figures if f.headline), None)
+
+    @property
+    def present(self) -> list[str]:
+        return [item for item, keys in CHECKLIST.items()
+                if any(self.fields.get(k) is not None and k not in self.inferred for k in keys)]
+
+    @property
+    def missing(self) -> list[str]:
+        return [item for item in CHECKLIST if item not in self.present]
+
+    @property
+    def present_count(self) -> int:
+        return len(self.present)
+
+    @property
+    def reference_only(self) -> bool:
+        """Fewer than five checklist facts: a reference impression, not a basis for planning."""
+        return self.present_count < MIN_PRESENT
+
+
+def _blank(t: str, spans: list[tuple[int, int]]) -> str:
+    chars = list(t)
+    for s, e in spans:
+        for i in range(s, e):
+            chars[i] = "§"
+    return "".join(chars)
+
+
+# A Hugging Face id ("Qwen/Qwen3-Coder-30B-A3B-Instruct-AWQ") and an Ollama tag ("qwen3:14b-fp8").
+_HF_ID = re.compile(r"(?<![\w./-])(?P<org>[A-Za-z0-9][\w.\-]{1,40})/(?P<name>[A-Za-z0-9][\w.\-]{2,80})")
+_OLLAMA = re.compile(r"(?<![\w./-])(?P<name>[a-z][a-z0-9.\-]{1,30}):(?P<tag>[a-z0-9][a-z0-9.\-_]{0,40})(?![\w/])", re.I)
+_SUFFIXES = re.compile(r"[\-_.](?:instruct|chat|base|it|hf|gguf|awq|gptq|fp8|fp4|nvfp4|mxfp4|int4|int8|w4a16|w8a8|"
+                       r"bf16|fp16|dynamic|thinking|reasoning|\d{4}|v\d+(?:\.\d+)?|q\d\w*|mlx|4bit|8bit|ud|unsloth)$", re.I)
+_MODEL_LIKE = re.compile(
+    r"(?<![\w./-])(?P<m>[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*-\d+(?:\.\d+)?[bBmM](?:-A\d+(?:\.\d+)?[bB])?"
+    r"|[A-Z][A-Za-z0-9.]*(?:\s[A-Z0-9][A-Za-z0-9.]*){0,2}\s\d+(?:\.\d+)?[bB](?:[\-\s]A\d+(?:\.\d+)?[bB])?)(?![\w])")
+
+
+def _strip_suffixes(name: str) -> list[str]:
+    out = [name]
+    while True:
+        s = _SUFFIXES.sub("", out[-1])
+        if s == out[-1] or not s:
+            return out
+        out.append(s)
+
+
+def _model_candidates(t: str) -> list[tuple[str, int, int, str | None]]:
+    """Strings worth looking up as models: Hugging Face ids (org dropped, suffixes stripped one by
+    one) and Ollama tags ("gpt-oss:20b" → "gpt-oss-20b"), with the quantization they name."""
+    out = []
+    for m in _HF_ID.finditer(t):
+        if m.group("org").lower() in ("tok", "tokens", "t", "s", "ms", "gb"):
+            continue
+        for n in _strip_suffixes(m.group("name")):
+            out.append((n, m.start(), m.end(), m.group("name")))
+    for m in _OLLAMA.finditer(t):
+        tag = m.group("tag").lower()
+        if tag.isdigit() or re.fullmatch(r"\d+:\d+", m.group(0)):
+            continue
+        size = re.match(r"(\d+(?:\.\d+)?[bm](?:-a\d+b)?)(?:-(.*))?$", tag)
+        base = f"{m.group('name')}-{size.group(1)}" if size else m.group("name")
+        out.append((f"{m.group('name')}:{tag}", m.start(), m.end(), m.group(0)))
+        out.append((base, m.start(), m.end(), m.group(0)))
+    return out
+
+
+@dataclass
+class _ModelHit:
+    name: str
+    start: int
+    end: int
+    words: str
+    version: str | None = None
+    version_words: str | None = None
+    note: str | None = None
+
+
+_SIZE_BEFORE = re.compile(r"(?<![\w.])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s*(?:的|版|参数的?)?\s*$")
+_SIZE_AFTER = re.compile(r"^[\s\-_:]*(?P<size>\d+(?:\.\d+)?)\s*[bB](?![\w])")
+
+
+def _model_hits(t: str, models) -> list[_ModelHit]:
+    """Every model the text names, in text order: Hugging Face ids and Ollama tags resolved
+    through the catalog, catalog names and aliases, a family with its size written apart
+    ("7B 的 Deepseek-r1" is deepseek-r1:7b, the 7B distill), and a bare "DeepSeek" (read as
+    DeepSeek-V3, the 671B model the name usually means, and said so)."""
+    from tokcheck.core.catalog import find_model, quantized_from
+
+    hits: list[_ModelHit] = []
+
+    def taken(s: int, e: int) -> bool:
+        return any(h.start < e and s < h.end for h in hits)
+
+    for cand, s, e, whole in _model_candidates(t):
+        if taken(s, e):
+            continue
+        try:
+            spec = find_model(cand)
+        except TokcheckError:
+            continue
+        base = quantized_from(spec.name)
+        if base and "/" in t[s:e]:
+            # a quantized release is one publisher's: "amd/Llama-3.1-70B-Instruct-FP8-KV" is not
+            # NVIDIA's FP8 checkpoint, it is Llama 3.1 70B quantized by another
+            org = t[s:e].split("/", 1)[0].lower()
+            if org not in {a.split("/", 1)[0].lower() for a in spec.aliases if "/" in a}:
+                spec = find_model(base)
+        suffix = whole[len(cand):] if whole.lower().startswith(cand.lower()) else ""
+        ver = re.search(r"(instruct[\-_]?\d{4}|instruct|thinking[\-_]?\d{0,4}|\d{4})", suffix, re.I)
+        hits.append(_ModelHit(spec.name, s, e, t[s:e], ver.group(1) if ver else None, whole if ver else None))
+    for h in find_names(t, [(m.name, m.aliases) for m in models], min_len=3):
+        if taken(h.start, h.end):
+            continue
+        words = t[h.start:h.end]
+        hit = _ModelHit(h.name, h.start, h.end, words)
+        # a size written apart from a family name: "7B 的 Deepseek-r1", "deepseek-r1 7b"
+        size = _SIZE_BEFORE.search(t[max(0, h.start - 12):h.start]) or _SIZE_AFTER.match(t[h.end:h.end + 10])
+        if size:
+            family = re.sub(r"[\s\-_:]*\d+(?:\.\d+)?\s*[bB]$", "", words.strip())
+            try:
+                spec = find_model(f"{family}:{size.group('size')}b")
+                if spec.name != h.name:
+                    hit = _ModelHit(spec.name, h.start, h.end, words,
+                                    note=f"{words!r} with {size.group(0).strip()!r} is {spec.name}")
+            except TokcheckError:
+                pass
+        if hit.version is None:
+            version = version_suffix(words, h.name, [a for m in models if m.name == h.name for a in m.aliases])
+            tail = re.match(r"[\s\-_]*(instruct[\-\s]?\d{4}|instruct|thinking|base|chat|\d{4}(?:-\d{2})?)\b",
+                            t[h.end:h.end + 24], re.I)
+            if tail:
+                hit.version, hit.version_words = tail.group(1), t[h.start:h.end + tail.end()]
+            elif version:
+                hit.version, hit.version_words = version, words
+        hits.append(hit)
+    if not hits:
+        m = re.search(r"(?<![\w.\-/])R1(?:/V3)?(?![\w\-])", t)
+        if m:
+            hits.append(_ModelHit("DeepSeek R1", m.start(), m.end(), m.group(0),
+                                  note=f"{m.group(0)!r} read as DeepSeek-R1"))
+    if not hits:
+        m = re.search(r"(?<![\w.\-])(?:deepseek)(?![\w\-])(?!\s*(?:v\d|r\d|\d+(?:\.\d+)?\s*b\b|coder|llm|math|moe|distill))", t, re.I)
+        if m:
+            hits.append(_ModelHit("DeepSeek V3", m.start(), m.end(), m.group(0),
+                                  note="'DeepSeek' with no version read as DeepSeek-V3 (the 671B model the name usually means)"))
+    return sorted(hits, key=lambda h: h.start)
+
+
+def _unknown_model(t: str, notes: list, unknown: list) -> tuple[str, tuple[int, int]] | None:
+    """A model-shaped name the catalog does not know ("Qwen3.6-35B"), with the nearest names."""
+    from tokcheck.core.catalog import find_model
+
+    hf = _HF_ID.search(t)
+    m = _MODEL_LIKE.search(t)
+    if hf and re.search(r"\d+(?:\.\d+)?[bBmM]", hf.group("name")):
+        name, span = _strip_suffixes(hf.group("name"))[-1], hf.span()
+    elif m:
+        name, span = m.group("m").strip(), m.span("m")
+    else:
+        return None
+    try:
+        find_model(name)
+    except TokcheckError as err:
+        hint = str(err).split("did you mean", 1)[-1].strip(" ?") if "did you mean" in str(err) else ""
+        unknown.append({"kind": "model", "words": name, "suggestions": [s.strip() for s in hint.split(" or ") if s]})
+        notes.append(f"model {name!r} is not in the built-in catalog" + (f" — did you mean {hint}?" if hint else ""))
+    return name, span
+
+
+def _nearest_before(hits: list, start: int, text: str | None = None):
+    """The hit nearest before position ``start`` (the headline figure), else the first after it —
+    with ``text`` given, only one in the headline's own sentence ("… 2,500 t/s. A commenter says
+    a DGX B200 …" names no hardware for the 2,500)."""
+    before = [h for h in hits if h.start < start]
+    if before:
+        return before[-1]
+    if text is None:
+        return hits[0] if hits else None
+    after = [h for h in hits if not re.search(r"[.!?;。！？；](?:\s|$)", text[start:h.start])]
+    return after[0] if after else None
+
+
+def _gpu_hits(t: str, gpus, systems, model_spans: list[tuple[int, int]], notes: list, unknown: list):
+    """Systems and GPUs the text names: ``(system_hits, gpu_hits, unknown_gpu, spans)``. GPU hits
+    leave out host-memory rows (those describe offload, not the GPU) and the GPUs a claim is
+    compared against ("30 % more than H200 GPUs"); spans cover every name, so a model number
+    is never read as a count or a length."""
+    from tokcheck.core.catalog import find_gpu
+
+    spans: list[tuple[int, int]] = []
+    sys_hits = find_names(_blank(t, model_spans), [(s["name"], s["aliases"]) for s in systems], min_len=3)
+    spans.extend((h.start, h.end) for h in sys_hits)
+    host = {g.name for g in gpus if g.kind == "host_memory"}
+    hits = find_names(_blank(t, model_spans + spans), [(g.name, g.aliases) for g in gpus], min_len=2)
+    spans.extend((h.start, h.end) for h in hits)
+    own = [h for h in hits if h.name not in host and not is_comparison(t, h)]
+    unknown_gpu = None
+    if not own and not sys_hits and not any(h.name not in host for h in hits):
+        for m in GPU_LIKE.finditer(_blank(t, model_spans + spans)):
+            words = m.group(0).strip()
+            if not re.search(r"\d", words) or re.fullmatch(r"[abhlv]\d{2,3}", words, re.I) and _looks_like_length(t, m):
+                continue
+            try:
+                g = find_gpu(words)
+            except TokcheckError as err:
+                hint = str(err).split("did you mean", 1)[-1].strip(" ?") if "did you mean" in str(err) else ""
+                unknown.append({"kind": "gpu", "words": words, "suggestions": [s.strip() for s in hint.split(" or ") if s]})
+                notes.append(f"GPU {words!r} is not in the built-in catalog" + (f" — did you mean {hint}?" if hint else ""))
+                unknown_gpu = (words, m.start(), m.end())
+                spans.append(m.span())
+                break
+            own.append(type(hits[0])(g.name, m.start(), m.end()) if hits else None)
+            spans.append(m.span())
+            break
+    own = [h for h in own if h is not None]
+    return sys_hits, own, unknown_gpu, spans
+
+
+_JOINED = re.compile(r"\s*(?:\(\s*\d+\s*gb\s*\)\s*)?(?:\d+\s*gb\s*)?(?:,|\+|plus|and|with|和|加|与|及)\s*(?:and\s+)?"
+                     r"(?:(?:a|an|one|two|three|four|five|six|eight|\d+)\s*(?:x\s*)?)?(?:used\s+)?(?:nvidia\s+|geforce\s+|rtx\s+)?", re.I)
+
+
+def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: dict, foot: dict, notes: list) -> None:
+    """The hardware the headline figure ran on: a system (8 × B200 for a DGX B200), else the GPU
+    named nearest before the headline with its count. A GPU named once, in the singular and
+    without a count, is one GPU ("on an RTX 4090", "4090 上"); a plural without a count is none
+    ("H200 GPUs"). GPUs joined in one rig ("a 3090 plus two 3060s") add up."""
+    # "ND GB200 v6 virtual machines … with one GB200 NVL72 rack": a plural of a system counts
+    # nothing when another system is named
+    singular = [s for s in sys_hits if not re.match(r"\s*(?:virtual\s+machines|vms|instances|nodes|servers|systems)\b",
+                                                   t[s.end:s.end + 24], re.I)]
+    sys_hits = singular or sys_hits
+    if sys_hits:
+        h = _nearest_before(sys_hits, head_start, t)
+        if h is None:
+            sys_hits = []
+    if sys_hits:
+        sysrow = next(s for s in systems if s["name"] == h.name)
+        f["gpu"], f["gpu_count"] = sysrow["gpu"], sysrow["count"]
+        src["gpu"] = src["gpu_count"] = t[h.start:h.end]
+        foot["system"] = (h.name, h.start, h.end)
+        notes.append(f"{t[h.start:h.end]!r} is {sysrow['count']} × {sysrow['gpu']}")
+        c = gpu_count_near(t, h)
+        if c and isinstance(c[0], int) and 1 < c[0] < 64:
+            f["gpu_count"] = sysrow["count"] * c[0]
+            src["gpu_count"] = t[c[1]:h.end]
+        return
+    h = _nearest_before(own, head_start, t) if own else None
+    if h is None:
+        return
+    f["gpu"], src["gpu"] = h.name, t[h.start:h.end]
+    variant = re.match(r"\s*\(\s*(pci[\s\-]?e|sxm\d?|nvl)\s*\)", t[h.end:h.end + 12], re.I)
+    if variant:  # "four H100 (PCI-E) cards": the form factor written after the name
+        from tokcheck.core.catalog import find_gpu
+
+        try:
+            g = find_gpu(f"{t[h.start:h.end]} {variant.group(1).replace('-', '').replace(' ', '')}")
+            f["gpu"], src["gpu"] = g.name, t[h.start:h.end + variant.end()]
+        except TokcheckError:
+            pass
+    c = gpu_count_near(t, h)
+    if c:
+        f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], h.start):max(c[2], h.end)]
+    elif not plural_after(t, h) and not any(o.name != h.name for o in own if abs(o.start - h.start) < 40) \
+            and not re.search(r"(?:\d+|[两双多几三四八])\s*台\s*$", t[max(0, h.start - 6):h.start]) \
+            and not any(re.match(r"\s*(?:[a-z]+\s+)?(?:集群|cluster|机器|节点|服务器|nodes?|servers?|racks?|pods?|台)",
+                                 t[o.end:o.end + 20], re.I) for o in own if o.name == h.name):
+        foot["_singular"] = (1, h.start, h.end)  # one GPU, unless a count is written elsewhere
+    mem = gpu_memory_near(t, h)
+    if mem:
+        f["gpu_memory_gb"], src["gpu_memory_gb"] = mem[0], t[h.start:mem[2]]
+    if "gpu_count" not in f:  # the same GPU named again with its count ("Two RTX 3090s (3090 24GB * 2)")
+        counts = [c for o in own if o.name == h.name and (c := gpu_count_near(t, o))]
+        if counts:
+            c = max(counts, key=lambda c: c[0])
+            f["gpu_count"], src["gpu_count"] = c[0], t[c[1]:c[2]]
+            foot.pop("_singular", None)
+    # a rig of different GPUs joined by ","/"plus"/"and"/"+": their counts add up
+    i = own.index(h)
+    lo = hi = i
+    while lo > 0 and _JOINED.fullmatch(t[own[lo - 1].end:own[lo].start]):
+        lo -= 1
+    while hi + 1 < len(own) and _JOINED.fullmatch(t[own[hi].end:own[hi + 1].start]):
+        hi += 1
+    group = own[lo:hi + 1]
+    if len(group) > 1 and re.search(r"(?:比较|对比|compar\w*|versus|vs\.?)\s*$", t[max(0, group[0].start - 12):group[0].start], re.I):
+        group = [h]  # "比较 M5 与 M4": two machines compared, not one rig
+    if len(group) > 1 and len({g.name for g in group}) == len(group):
+        total = sum((gpu_count_near(t, g) or (1,))[0] for g in group)
+        f["gpu"], src["gpu"] = group[0].name, t[group[0].start:group[-1].end]
+        f["gpu_count"], src["gpu_count"] = total, t[group[0].start:group[-1].end]
+        foot.pop("_singular", None)
+        notes.append(f"a rig of {total} GPUs: {t[group[0].start:group[-1].end]!r}")
+
+
+def _looks_like_length(t: str, m: re.Match) -> bool:
+    return bool(re.match(r"\s*(?:tokens?|tok)", t[m.end():]))
+
+
+def parse_claim(text: str) -> Claim:
+    """Read a speed claim, English or Chinese (simplified or traditional), into a :class:`Claim`.
+
+    Examples: "DeepSeek V4 Flash at 278 tok/s, full precision, no quantization";
+    "prompt processing 4668 tok/s, generation 93 tok/s on 2x RTX 3090 (Q4_K_M)";
+    "单卡 H200 跑 Qwen3-32B 全精度，单请求 58 tok/s，输入 1000 输出 1000".
+
+    Raises:
+        TokcheckError: empty text; no speed or latency figure; a negative figure; a figure
+            beyond any serving system (more than a billion tok/s).
+    """
+    from tokcheck.core.catalog import gpus, models, systems
+
+    if text is None or not str(text).strip():
+        raise TokcheckError("empty claim: give the claim text, e.g. \"Qwen3-32B at 58 tok/s on one H200\"")
+    raw = " ".join(str(text).split())
+    t = normalise(raw)
+    f: dict = {}
+    src: dict = {}
+    foot: dict = {}
+    notes: list[str] = []
+    unknown: list[dict] = []
+
+    model_hits = _model_hits(t, models())
+    model_spans = [(h.start, h.end) for h in model_hits]
+    if not model_hits:
+        um = _unknown_model(t, notes, unknown)
+        if um:
+            f["model"], src["model"] = um[0], um[0]
+            model_spans.append(um[1])
+    rv = re.search(r"(?:revision|commit|权重版本|weights?\s+version)\s*[:=]?\s*([\w.\-]+)", t, re.I)
+    if rv:
+        f["weights_version"], src["weights_version"] = rv.group(1), rv.group(0)
+        model_spans.append(rv.span())
+    sys_hits, gpu_own, unknown_gpu, gpu_spans = _gpu_hits(t, gpus(), systems(), model_spans, notes, unknown)
+    version_spans = []
+    eng_all = engine_words(t)  # every version span is blanked before numbers are read
+    if "engine_version" in eng_all:
+        version_spans.append(eng_all["engine_version"][1:])
+    for m in re.finditer(r"(?:vllm|sglang|llama\.cpp|ollama|lmdeploy|tensorrt-llm|mlx-lm|ktransformers)\s*(?:==|v)?\s*"
+                         r"(\d+\.\d+(?:\.\d+)?(?:\.post\d+)?|b\d{3,5})", t, re.I):
+        version_spans.append(m.span(1))
+    masked = _blank(t, model_spans + gpu_spans + version_spans)
+
+    figs = find_figures(t, masked)
+    neg = re.search(r"(?<![\w\-])-\s*\d[\d,.]*\s*(?:tok|t/s|tokens)", t, re.I)
+    if neg and not figs:
+        raise TokcheckError(f"the claimed speed is negative ({neg.group(0).strip()})")
+    if not figs:
+        raise TokcheckError("no speed figure in the claim (expected a number with tok/s, tokens/s, t/s, "
+                            "or a TTFT/TPOT in ms or s)")
+    for fig in figs:
+        if re.search(r"(?:^|[\s:=(])-\s*$", t[max(0, fig.span[0] - 3):fig.span[0]]):
+            raise TokcheckError(f"the claimed figure is negative (-{fig.words})")
+        if fig.is_rate and fig.high > ABSURD_TOK_S:
+            raise TokcheckError(f"{plain(fig.high)} tok/s is beyond any serving system; check the number")
+        if fig.high <= 0:
+            raise TokcheckError(f"the claimed figure must be positive, got {fig.words!r}")
+    stated_conc = concurrency_mentions(_blank(masked, [fig.span for fig in figs]), [])
+    infer_single_request(figs, any(c[0] > 1 for c in stated_conc)
+                         or any(fig.scope in ("aggregate", "gpu", "node") for fig in figs))
+    scope_from_metric(figs)
+    head = choose_headline(figs)
+    head.headline = True
+    _choose_gpu(t, sys_hits, gpu_own, systems(), head.span[0], f, src, foot, notes)
+    if "gpu" not in f and unknown_gpu:
+        f["gpu"], src["gpu"] = unknown_gpu[0], unknown_gpu[0]
+    if "gpu" not in f and re.search(r"cpu[\s\-]only|only\s+(?:on\s+)?(?:the\s+)?cpu|纯\s*cpu|仅用?\s*cpu|no\s+gpu|without\s+(?:a\s+)?gpu|无\s*gpu|"
+                                    r"不用\s*(?:gpu|显卡)|没有\s*(?:gpu|显卡)|cpu\s+inference|cpu\s*推理", t, re.I):
+        f["gpu"], src["gpu"] = "CPU", "CPU only"
+    mh = _nearest_before(model_hits, head.span[0])
+    if mh is not None:
+        f["model"], src["model"] = mh.name, mh.words
+        if mh.version:
+            f["weights_version"], src["weights_version"] = mh.version, mh.version_words
+        if mh.note:
+            notes.append(mh.note)
+    value = list(head.value) if isinstance(head.value, tuple) else head.value
+    f["value"], f["unit"] = value, head.unit
+    src["value"] = src["unit"] = head.words
+    inferred: list[str] = []
+    if head.metric and not str(head.why.get("metric", "")).startswith("inferred"):
+        f["metric"] = head.metric
+        src["metric"] = head.why.get("metric") or head.why.get("gap") or head.words
+
+    # --- GPU count written away from the name, GPU memory on its own
+    if "gpu_count" not in f:
+        c = gpu_count_anywhere(masked, [fig.span for fig in figs])
+        if c:
+            f["gpu_count"], src["gpu_count"] = c[0], t[c[1]:c[2]]
+    nodes = re.search(r"(?<![\d.])(\d+)\s+(?:nodes?|servers?|machines?|hosts?)\s+(?:of|with|x|each\s+with)\s+(\d+)\s*(?:x\s*)?", masked, re.I)
+    if nodes:
+        f["gpu_count"] = int(nodes.group(1)) * int(nodes.group(2))
+        src["gpu_count"] = nodes.group(0)
+    tp = re.search(r"(?:\btp|tensor[\s\-_]parallel(?:ism|[\s\-_]size)?|-tp|--tensor-parallel-size)\s*(?:=|:|of)?\s*(\d+)", masked, re.I)
+    pp = re.search(r"(?:\bpp|pipeline[\s\-_]parallel(?:ism|[\s\-_]size)?|-pp|--pipeline-parallel-size)\s*(?:=|:|of)?\s*(\d+)(?!\d)", masked, re.I)
+    if tp:
+        foot["tensor_parallel"] = (int(tp.group(1)), tp.start(), tp.end())
+    if pp and not re.match(r"\s*\d", t[pp.end():]):
+        foot["pipeline_parallel"] = (int(pp.group(1)), pp.start(), pp.end())
+        if tp and f.get("gpu_count") == int(tp.group(1)):
+            f["gpu_count"] = int(tp.group(1)) * int(pp.group(1))
+            src["gpu_count"] = f"{tp.group(0)} × {pp.group(0)}"
+    singular = foot.pop("_singular", None)
+    if "gpu_count" not in f and singular:
+        f["gpu_count"], src["gpu_count"] = 1, f"one {t[singular[1]:singular[2]]} named, no count"
+    if "gpu_memory_gb" not in f:
+        mem = gpu_memory_anywhere(masked)
+        if mem:
+            f["gpu_memory_gb"], src["gpu_memory_gb"] = mem[0], t[mem[1]:mem[2]]
+
+    # --- precision, engine, lengths, options, footprints
+    spans_ = [fig.span for fig in figs]
+    chains = [(i, i + 1) for i in range(len(figs) - 1) if figs[i].before_change]
+    eng = engine_words(t, near=head.span[0], figures=spans_, chains=chains)
+    others = [(h.start, h.end) for h in model_hits if mh is not None and h.name != mh.name]
+    prec = precision_words(t, near=head.span[0], figures=spans_, chains=chains, others=others)
+    for key, hit in {**prec, **eng}.items():
+        if key == "kv_cache_dtype":
+            foot[key] = hit
+            notes.append(f"{t[hit[1]:hit[2]]!r} is the KV cache's format, not the weights'")
+            continue
+        if key in ("precision", "quantization") and key in f:
+            continue
+        f[key], src[key] = hit[0], t[hit[1]:hit[2]]
+    no_figures = _blank(masked, [fig.span for fig in figs])
+    for key, hit in length_words(no_figures, near=head.span[0], prefill_headline=head.metric == "prefill_tok_s").items():
+        f[key], src[key] = hit[0], t[hit[1]:hit[2]]
+    for key, hit in option_words(t).items():
+        f[key], src[key] = hit[0], t[hit[1]:hit[2]]
+    if head.spec_decoding is not None:
+        f["speculative_decoding"] = head.spec_decoding
+        src["speculative_decoding"] = head.why.get("speculative_decoding", head.words)
+    for key, hit in footprint_words(no_figures).items():
+        foot.setdefault(key, hit)
+
+    # --- concurrency of the headline: its own words, else the one stated for the whole text
+    stated_scope = head.scope == "request" and not str(head.why.get("scope", "")).startswith(("inferred", "from the metric"))
+    if head.concurrency and (head.why.get("concurrency") or stated_scope):
+        f["concurrency"] = head.concurrency
+        src["concurrency"] = head.why.get("concurrency") or head.why.get("scope") or head.words
+    else:
+        stated = concurrency_mentions(masked, [fig.span for fig in figs])
+        distinct = sorted({c[0] for c in stated})
+        if len(distinct) == 1:
+            f["concurrency"], src["concurrency"] = distinct[0], t[stated[0][1]:stated[0][2]]
+        elif not stated and re.search(r"single[\s\-](?:request|stream|user|sequence)|one\s+request|单请求|单并发|单用户|"
+                                      r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)|\bbs\s*=?\s*1(?!\d)", masked, re.I):
+            f["concurrency"], src["concurrency"] = 1, "single request"
+    if head.metric is None and f.get("concurrency") and head.is_rate:
+        pass  # the metric stays unstated; the judge weighs concurrency
+
+    footprint = {k: v[0] for k, v in foot.items()}
+    for k, v in foot.items():
+        src.setdefault(f"footprint.{k}", t[v[1]:v[2]])
+    fields = {k: f[k] for k in FIELD_KEYS if k in f and f[k] is not None}
+    return Claim(text=raw, fields=fields, figures=figs, sources={k: v for k, v in src.items()},
+                 footprint={k: footprint[k] for k in FOOTPRINT_KEYS if k in footprint}, notes=notes,
+                 unknown_names=unknown, inferred=inferred)
+
+
+def apply_overrides(claim: Claim, **given) -> Claim:
+    """Complete or override fields with options (``gpu=…``, ``concurrency=…``); None is ignored.
+
+    Raises:
+        TokcheckError: an unknown field name or a non-positive count.
+    """
+    fields = dict(claim.fields)
+    sources = dict(claim.sources)
+    for key, value in given.items():
+        if value is None:
+            continue
+        if key not in FIELD_KEYS:
+            raise TokcheckError(f"unknown claim field {key!r}")
+        if key in ("gpu_count", "concurrency", "input_tokens", "output_tokens", "max_model_len") and int(value) <= 0:
+            raise TokcheckError(f"{key} must be positive, got {value}")
+        if key == "metric" and value not in OPTION_METRICS:
+            raise TokcheckError(f"metric must be one of {', '.join(OPTION_METRICS)}")
+        fields[key] = value
+        sources[key] = f"option --{key.replace('_', '-')}"
+    inferred = [k for k in claim.inferred if k not in given or given[k] is None]
+    return Claim(text=claim.text, fields={k: fields[k] for k in FIELD_KEYS if k in fields}, figures=claim.figures,
+                 sources=sources, footprint=dict(claim.footprint), notes=list(claim.notes),
+                 unknown_names=list(claim.unknown_names), inferred=inferred)

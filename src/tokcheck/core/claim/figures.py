@@ -1,0 +1,548 @@
+"""Every speed or latency figure in a claim, with its role.
+
+A claim is a list of figures: "prompt processing 4668 tok/s, generation 93 tok/s" holds two,
+"210 tok/s single-stream and ~700 tok/s aggregate across 10 concurrent requests" two with
+different scopes. Each :class:`Figure` carries its value (a range stays a range), unit, metric,
+scope, concurrency, whether speculative decoding produced it, a qualifier ("up to", "over",
+"about") and the character range it was read from.
+
+How a figure gets its role: the words between the number and the unit ("30 *output* tokens/s"),
+the words right after the unit ("… tokens/s *per GPU*"), and the words around it up to the
+neighbouring figure or the end of the sentence. The text between two figures is split at the
+comma, semicolon or conjunction nearest the second one, so "4668 tok/s for prompt processing
+and 93 tok/s for generation" gives each figure its own words. The nearest keyword of each kind
+wins. Pure; works on the normalised text of :mod:`.text`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tokcheck.core.claim.numbers import MULTIPLIER, NUMBER, QUALIFIER_AFTER, QUALIFIER_BEFORE, to_float
+
+#: What a figure measures.
+METRICS = ("ttft", "tpot", "e2e_latency", "generation_tok_s", "e2e_tok_s", "aggregate_throughput", "prefill_tok_s")
+#: Whose speed it is: one request, each user (per-request speed under load), all requests
+#: together, per GPU, per node.
+SCOPES = ("request", "user", "aggregate", "gpu", "node")
+
+_GAP_WORDS = (r"output|total|generated|generation|generating|decode|decoding|prompt|input|prefill|aggregate|"
+              r"average|avg|mean|peak|sustained|completion|response|new|gen|text|eval|tg|pp|个|輸出|输出|生成")
+_TOK_UNIT = (r"(?:tok(?:en)?s?|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|seconds?|秒)(?![a-z])"
+             r"|tokens?\s+(?:per|a|each|every)\s+sec(?:onds?)?(?![a-z])"
+             r"|tps(?![a-z])|tgs(?![a-z])|tok/sec|(?:tokens?|tok|令牌)\s*每秒|(?:个\s*)?令牌\s*/\s*秒|字\s*/\s*秒")
+_MS_PER_TOK = r"(?:ms|毫秒)\s*(?:/|per\s+|每\s*)\s*(?:output\s+)?(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
+_S_PER_TOK = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:output\s+)?(?:个\s*)?(?:tok(?:en)?|令牌)(?![a-z])"
+_S_PER_1K = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:1k|1000|1,000|千|一千)\s*(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
+_MS = r"(?:ms|msec|milliseconds?|毫秒)(?![a-z/])"
+_SEC = r"(?:s|sec|secs|seconds?|秒)(?![a-z/])"
+
+_NUM_BODY = (rf"(?P<num>{NUMBER})(?:\s*(?:~|-|to|至|到)\s*(?P<num2>{NUMBER}))?"
+             rf"(?:\s*(?P<mult>{MULTIPLIER})(?![a-z]))?\s*(?P<post>\+|多|余)?")
+_FIGURE = re.compile(
+    rf"(?<![a-z0-9_./])(?<!\d,)" + _NUM_BODY
+    + rf"\s*(?P<gap>(?:(?:{_GAP_WORDS})(?![a-z])\s*){{0,3}})"
+    + rf"(?:(?P<tpot>{_MS_PER_TOK})|(?P<stpot>{_S_PER_TOK})|(?P<s1k>{_S_PER_1K})|(?P<tok>{_TOK_UNIT})|(?P<ms>{_MS})|(?P<sec>{_SEC}))",
+    re.I,
+)
+# "每秒生成 30 个 token", "每秒约 1.5 万 tokens": the rate written before the number.
+_FIGURE_CN = re.compile(
+    r"每秒(?:钟)?\s*(?:能|可以?|可)?\s*(?:生成|输出|吐出|产生|处理|解码)?\s*(?:约|大约|近|超过|高达)?\s*"
+    rf"(?P<num>{NUMBER})(?:\s*(?P<mult>千|万|k))?\s*(?P<post>多)?\s*(?:个)?\s*(?:tokens?|tok|令牌)", re.I)
+
+# Latency words: a bare "8.66 秒" or "35 ms" is a figure only near one of these.
+_LATENCY_WORDS = re.compile(
+    r"ttft|time[\s\-]to[\s\-]first[\s\-](?:token|byte)|first[\s\-]token|首\s*(?:个\s*)?(?:token|字|词|包)|"
+    r"latency|延迟|时延|响应时间|tpot|\bitl\b|inter[\s\-]token|time\s+per\s+(?:output\s+)?token|per\s+token|"
+    r"每\s*个?\s*token|takes?|took|需要|要|耗时|用时|prefill\w*|预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", re.I)
+
+_KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "metric": (
+        ("prefill_tok_s", r"prompt\s+processing|prompt[\s\-]eval\w*|\bpp\s*\d*\b|pre-?fill\w*|预处理|预填充|提示词?处理|"
+                          r"prompt\s*(?:speed|throughput|tok|阶段|phase|stage|rate)|input\s+(?:processing|speed)|处理提示|首段"),
+        ("e2e_tok_s", r"end[\s\-]to[\s\-]end|\be2e\b|端到端|including\s+(?:prefill|ttft|prompt)"),
+        ("generation_tok_s", r"generation|generating|generate[sd]?|\btg\s*\d*\b|decod\w+|\beval\b|生成|解码|吐字|"
+                             r"输出速度|text\s+gen|token\s+gen|output\s+speed|inference\s+speed|推理速度"),
+        ("aggregate_throughput", r"throughput|(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|system[\s\-]wide|"
+                                 r"吞吐|总(?:输出)?|整体|across\s+(?:all\s+)?\d+"),
+    ),
+    "scope": (
+        ("request", r"single[\s\-](?:request|stream|user|sequence|batch|query|prompt)|one\s+(?:request|sequence|query|stream)|"
+                    r"for\s+(?:1|one)\s+(?:query|request|user|stream)|batch\s*(?:size\s*)?(?:of\s*)?(?:1|one)(?![\d.])|单流|"
+                    r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)|\bbs\s*=?\s*1(?!\d)|\bbs1\b|concurrency\s*(?:of\s*|=\s*)?1(?!\d)|"
+                    r"\bc\s*=\s*1(?!\d)|one\s+at\s+a\s+time|per[\s\-](?:request|stream|sequence)|单请求|单并发|单用户|单路|"
+                    r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)"),
+        ("user", r"per[\s\-]user|/\s*user|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),
+        ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device)|(?<![a-z])(?<!cpu)/\s*(?:gpu|card)\b|each\s+gpu\s+(?:achieves|gets|reaches|delivers|does|serves|processes)|每\s*(?:张|块)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
+        ("node", r"per[\s\-](?:node|server|machine|system|host)|/\s*node\b|each\s+node|每(?:个)?节点|每台|单机吞吐"),
+        ("aggregate", r"(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|整体|"
+                      r"最大并发|高并发|under\s+(?:full\s+)?load|at\s+max(?:imum)?\s+concurrency|\d+\s*并发"),
+    ),
+    "spec": (
+        ("false", r"no\s+(?:mtp|spec\w*|speculative|draft)|without\s+(?:mtp|spec\w*|speculative|draft|eagle)|"
+                  r"(?:mtp|spec\w*\s+decod\w*|speculative\s+decoding)\s+(?:off|disabled)|\bplain\b|baseline|vanilla|"
+                  r"不开(?:启)?\s*(?:投机|推测|mtp)|关闭\s*(?:投机|推测|mtp)|未开启?\s*(?:投机|推测|mtp)|无\s*(?:投机|mtp)|不用\s*mtp"),
+        ("true", r"speculative|spec(?:ulative)?[\s\-_]decod\w*|\bmtp\b|eagle\s*-?\d?|medusa|draft\s+model|lookahead|"
+                 r"n-?gram\s+spec|投机|推测解码|多\s*token\s*预测"),
+    ),
+}
+_KEYWORD_RX = {kind: [(value, re.compile(rx, re.I)) for value, rx in rules] for kind, rules in _KEYWORDS.items()}
+
+# A number of requests in flight stated near a figure.
+_CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
+    r"(?<![\d.])(?P<n>\d+)\s*(?:concurrent|parallel|simultaneous)\s*(?:requests?|users?|streams?|sequences?|sessions?|clients?)?",
+    r"(?:concurrency|并发(?:数|量)?|并行数|batch[\s_\-]?size|\bbs|max[\s_\-]num[\s_\-]seqs|--parallel|-np)\s*"
+    r"(?:of|=|:|为|是|设为|设置为)?\s*(?P<n>\d+)(?![\d.])",
+    r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*并发",
+    r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
+    r"batch(?:es)?\s+of\s+(?P<n>\d+)",
+    r"\bbatch\s*(?:size\s*)?(?:of\s*)?(?:=\s*)?(?P<n>\d+)(?![\d.])",
+    r"max(?:imum)?\s+(?P<n>\d+)\s+(?:sequences|seqs|concurrent)",
+    r"(?:并发|并行)\s*(?:数|量)?\s*(?:均|都)?\s*(?:为|是|设为)\s*(?P<n>\d+)(?![\d.])",
+    r"\bc\s*=\s*(?P<n>\d+)(?![\d.])",
+)]
+
+_NOT_A_RATE = r"(?!\s*(?:gb|gib|mb|tb|b\b|k\b|m\b|%|x\b|倍|万|千|[/:]|个|字|tokens?|layers?|gpus?|cores?|核|ms\b|s\b|秒|seconds?))"
+_CONTINUES = re.compile(
+    rf"\s*(?:\([^)]{{0,24}}\))?\s*,?\s*(?:(?:and|then|but)\s+)?(?:再|并|又)?(?:(?:further|\w+ing|\w+s|\w+ed)\s+)?"
+    rf"(?:to|into|到|降到|升到|提升到|提高到|翻到|翻倍到|提到|降至|升至|vs\.?|versus|against|compared\s+(?:to|with)|than)\s*(?:about\s+|~|约)?"
+    rf"(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
+_BARE_SPEED = re.compile(
+    rf"(?P<word>decode|decoding|\btg(?:\d+)?(?!\d)|\bpp(?:\d+)?(?!\d)|generation|prefill|生成|解码|预填充|速度|speed|\w*tps\w*|tok_s\w*|"
+    rf"tokens_per_second\w*|throughput)\s*(?:速度)?\s*(?:[a-z]+\s+){{0,2}}"
+    rf"(?:从|from|约|~|about|为|是|of|at|:)?\s*(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
+# Strong decode/prefill words: a bare number right after one is a speed even when other figures
+# have units ("NVFP4 解码 38.65、FP8 为 20.5").
+_BARE_STRONG = re.compile(
+    rf"(?P<word>\bdecod(?:e|ing)|\btg(?:\d+)?(?!\d)(?=\s*(?:约|~|about|:|=|为)\s*\d)|\beval\s+rate|解码|生成速度)\s*(?:速度)?\s*(?:从|from|约|~|about|为|是|of|at|:|=)?\s*"
+    rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE +
+    rf"(?P<more>(?:\s*[,、]\s*(?:[a-z0-9]+\s*)?(?:为|是|:)?\s*(?P<num2>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE + r")?)", re.I)
+_SHARED_UNIT = re.compile(
+    rf"(?<![\d.])(?<!tg\s)(?<!pp\s)(?<!tg)(?<!pp)(?P<num>{NUMBER})"
+    rf"(?:(?P<word>\s*(?:pp|tg|prefill|decode|prompt|gen|input|output)\d*)\s*(?:/|\band\b|\bvs\.?|\bversus\b|\bor\b|和|与)"
+    rf"|\s*(?:/|\bvs\.?|\bversus\b))\s*", re.I)
+_CONTRAST = re.compile(r"\bbut\b|\bwhile\b|\bwhereas\b|\bversus\b|\bvs\.?|\bhowever\b|;|但是?|而|然而|相比之下", re.I)
+_BOUNDARY = re.compile(r"[;!?\n]|\.(?!\d)(?=\s|$)|。")
+_SPLIT = re.compile(r",|;|\band\b|\bwhile\b|\bversus\b|\bvs\.?|\bor\b|\bbut\b|而|和|与|以及|但|对比|相比|→|->")
+_CHANGE_TO = re.compile(r"(?:(?<!up )(?<!up)\bto\b|\binto\b|(?<!达)到|至|降到|降至|提升到|提升至|升到|升至|提高到|翻到|变为|→|->)\s*$", re.I)
+# "at first … and … after tuning", "起初 … 后": a before/after narrative
+_BEFORE_WORDS = re.compile(r"at\s+first|initially|originally|at\s+the\s+start|before\s+(?:tuning|the|it)|起初|一开始|最初|原来|开启", re.I)
+_AFTER_WORDS = re.compile(r"\bafter\b|\bthen\b|\blater\b|\bnow\b|后|之后|然后|现在|关闭", re.I)
+# "5 tok/s; switching to llama.cpp … 190 tok/s", "只有 5 tok/s，换成 … 后 达到 190": a switch of
+# engine, model or setting between two figures is a before/after change too
+_SWITCH = re.compile(r"\bswitch(?:ing|ed)?\s+(?:to|over\s+to)\b|\bmoving\s+to\b|\bmoved\s+to\b|"
+                     r"换成|换用|改用|改成|切换到|切换为|换到", re.I)
+
+
+@dataclass
+class Figure:
+    """One speed or latency figure of a claim.
+
+    Attributes:
+        value: the number in ``unit`` (``1.5 million tok/s`` → 1.5e6); a range is ``(lo, hi)``.
+        unit: ``tok/s``, ``ms``, ``s``, ``ms/tok`` (time per output token) or ``s/1k tok``.
+        metric: one of :data:`METRICS`, or None where the words do not say.
+        scope: one of :data:`SCOPES`, or None.
+        concurrency: requests in flight the words give for this figure (1 for "single stream").
+        spec_decoding: True/False where the words say so ("with MTP", "plain"), else None.
+        qualifier: ``up_to``, ``over``, ``approx``, ``under`` or None.
+        span: ``(start, end)`` character range of the claim text the figure was read from.
+        words: that text.
+        why: the words that set metric, scope, concurrency and speculative decoding.
+        headline: whether this is the claim's headline figure (:func:`choose_headline`).
+        before_change: the first figure of "from X to Y" (Y is the result).
+    """
+
+    value: float | tuple[float, float]
+    unit: str
+    span: tuple[int, int]
+    words: str
+    metric: str | None = None
+    scope: str | None = None
+    concurrency: int | None = None
+    spec_decoding: bool | None = None
+    qualifier: str | None = None
+    why: dict = field(default_factory=dict)
+    headline: bool = False
+    before_change: bool = False
+
+    @property
+    def high(self) -> float:
+        """The figure's value, or the top of its range."""
+        return self.value[1] if isinstance(self.value, tuple) else self.value
+
+    @property
+    def is_rate(self) -> bool:
+        return self.unit == "tok/s"
+
+    def to_json(self) -> dict:
+        value = list(self.value) if isinstance(self.value, tuple) else self.value
+        return {"value": value, "unit": self.unit, "metric": self.metric, "scope": self.scope,
+                "concurrency": self.concurrency, "spec_decoding": self.spec_decoding, "qualifier": self.qualifier,
+                "span": list(self.span), "words": self.words, "headline": self.headline}
+
+
+def _qualifier(t: str, start: int, end: int, post: str | None) -> str | None:
+    before = t[max(0, start - 24):start]
+    for name, rx in QUALIFIER_BEFORE:
+        if re.search(rf"(?:{rx})\s*$", before, re.I):
+            return name
+    # "a peak output throughput of only 393", "最高吞吐 522": the stress word a few words before
+    if re.search(r"(?:\bpeak|\brecord|最高|峰值)[^0-9,;.，；。]{0,30}$", t[max(0, start - 40):start], re.I):
+        return "up_to"
+    after = t[end:end + 4]
+    if post:
+        for name, rx in QUALIFIER_AFTER:
+            if re.fullmatch(rx, post):
+                return name
+    for name, rx in QUALIFIER_AFTER:
+        if re.match(rf"\s*(?:{rx})", after) and name == "approx":
+            return name
+    return None
+
+
+def _raw_figures(t: str, masked: str) -> list[Figure]:
+    found: list[Figure] = []
+    for m in _FIGURE.finditer(masked):
+        unit = ("ms/tok" if m.group("tpot") or m.group("stpot") else "s/1k tok" if m.group("s1k")
+                else "tok/s" if m.group("tok") else "ms" if m.group("ms") else "s")
+        mult = m.group("mult")
+        if mult and mult.lower() == "m" and not re.match(r"\s*(?:tok|t/s|tps)", t[m.end("mult"):], re.I):
+            continue
+        if mult and mult.lower() == "m" and t[m.start("mult")] == "m":
+            continue  # lower-case "m" after a number is metres or minutes, never "million" here
+        lo = to_float(m.group("num"), mult)
+        hi = to_float(m.group("num2"), mult) if m.group("num2") else None
+        if m.group("stpot"):
+            lo, hi = lo * 1000, None if hi is None else hi * 1000  # s/token → ms/token
+        if hi is not None and re.search(r"(?:\bfrom|从|由)\s*$", t[max(0, m.start() - 8):m.start()], re.I) \
+                and re.search(r"to|到|至", t[m.end("num"):m.start("num2")], re.I):
+            # "from 51 to 79 t/s" is a change, not a range: two figures, the second the result
+            first = Figure(value=lo, unit=unit, span=(m.start(), m.end("num")), words=t[m.start():m.end("num")],
+                           before_change=True)
+            found.append(first)
+            fig = Figure(value=hi, unit=unit, span=(m.start("num2"), m.end()), words=t[m.start("num2"):m.end()],
+                         qualifier=_qualifier(t, m.start("num2"), m.end("num2"), m.group("post")))
+            found.append(fig)
+            continue
+        if hi is not None and hi <= lo:
+            # "190-195" is a range; "2-5" as in "TP 2-5"? keep; "8-1" is not a range: take the 2nd number
+            lo, hi = hi, None
+        value: float | tuple[float, float] = (lo, hi) if hi is not None else lo
+        span = (m.start(), m.end())
+        if unit in ("ms", "s"):
+            around = t[max(0, span[0] - 48):span[0]] + " " + t[span[1]:span[1] + 24]
+            if not _LATENCY_WORDS.search(around):
+                continue
+        fig = Figure(value=value, unit=unit, span=span, words=t[span[0]:span[1]],
+                     qualifier=_qualifier(t, m.start(), m.end("num2") if m.group("num2") else m.end("num"),
+                                          m.group("post")))
+        gap = (m.group("gap") or "").strip()
+        if gap:
+            fig.why["gap"] = gap
+        found.append(fig)
+    for m in _FIGURE_CN.finditer(masked):
+        span = (m.start(), m.end())
+        if any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
+            continue
+        found.append(Figure(value=to_float(m.group("num"), m.group("mult")), unit="tok/s", span=span,
+                            words=t[span[0]:span[1]], qualifier="over" if m.group("post") else None))
+    for m in _BARE_STRONG.finditer(masked):
+        for g in ("num", "num2"):
+            if not m.group(g):
+                continue
+            span = (m.start(g), m.end(g))
+            if any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
+                continue
+            fig = Figure(value=to_float(m.group(g)), unit="tok/s", span=span, words=t[span[0]:span[1]])
+            fig.why["unit"] = f"no unit stated; {m.group('word')!r} read as a speed in tok/s"
+            found.append(fig)
+    for fig in list(found):
+        # "3670.42 pp / 82.74 tg tok/s": two numbers before one unit
+        m = _SHARED_UNIT.search(masked, max(0, fig.span[0] - 40), fig.span[0])
+        if m and m.end() == fig.span[0] and not any(f.span[0] <= m.start("num") < f.span[1] for f in found):
+            span = (m.start("num"), m.end("num") + len(m.group("word") or ""))
+            other = Figure(value=to_float(m.group("num")), unit=fig.unit, span=(m.start("num"), m.end("num")),
+                           words=t[m.start("num"):m.end("num")] + (m.group("word") or ""))
+            if m.group("word"):
+                other.why["gap"] = m.group("word").strip()
+            found.append(other)
+    # "… from 13.0 to 15.6 tokens per second, and to 16.4 with row split": a bare number that
+    # continues a change takes the unit of the figure before it
+    for fig in sorted(found, key=lambda f: f.span[0]):
+        m = _CONTINUES.match(masked, fig.span[1])
+        if m and not any(f.span[0] <= m.start("num") < f.span[1] for f in found):
+            if not re.search(r"vs|versus|against|compared|than", m.group(0), re.I):
+                fig.before_change = True
+            span = (m.start("num"), m.end("num"))
+            found.append(Figure(value=to_float(m.group("num")), unit=fig.unit, span=span, words=t[span[0]:span[1]]))
+    # "20tokens/s-30tokens/s": one range written with the unit twice
+    found.sort(key=lambda f: f.span[0])
+    merged: list[Figure] = []
+    for fig in found:
+        if merged and merged[-1].unit == fig.unit and not isinstance(merged[-1].value, tuple) \
+                and not isinstance(fig.value, tuple) and re.fullmatch(r"\s*(?:-|~|至)\s*", t[merged[-1].span[1]:fig.span[0]]) \
+                and fig.value > merged[-1].value and not merged[-1].before_change:
+            prev = merged[-1]
+            prev.value, prev.span = (prev.value, fig.value), (prev.span[0], fig.span[1])
+            prev.words = t[prev.span[0]:prev.span[1]]
+            continue
+        merged.append(fig)
+    found = merged
+    if not found:
+        # no unit anywhere: a number right after a decode/prefill word is read as tok/s, and says so
+        for m in _BARE_SPEED.finditer(masked):
+            span = (m.start("num"), m.end("num"))
+            fig = Figure(value=to_float(m.group("num")), unit="tok/s", span=span, words=t[span[0]:span[1]])
+            fig.why["unit"] = f"no unit stated; {m.group('word')!r} read as a speed in tok/s"
+            found.append(fig)
+    found.sort(key=lambda f: f.span[0])
+    return found
+
+
+def _windows(t: str, figs: list[Figure]) -> list[tuple[int, int, int, int]]:
+    """For each figure: (left_start, left_end, right_start, right_end) character ranges."""
+    out = []
+    bounds = [m.end() for m in _BOUNDARY.finditer(t)]
+    for i, f in enumerate(figs):
+        s, e = f.span
+        sent_start = max([b for b in bounds if b <= s], default=0)
+        sent_end = min([b for b in bounds if b > e], default=len(t))
+        left_start = max([sent_start, s - 80] + [m.end() for m in _CONTRAST.finditer(t, max(sent_start, s - 80), s)])
+        if i > 0 and figs[i - 1].span[1] > left_start:
+            prev_end = figs[i - 1].span[1]
+            between = t[prev_end:s]
+            cut = [m.end() for m in _SPLIT.finditer(between)]
+            left_start = prev_end + (cut[-1] if cut else 0)
+        contrast = [m.start() for m in _CONTRAST.finditer(t, e, min(sent_end, e + 80))]
+        right_end = min([sent_end, e + 80] + contrast)
+        if i + 1 < len(figs) and figs[i + 1].span[0] < right_end:
+            nxt = figs[i + 1].span[0]
+            between = t[e:nxt]
+            cut = [m.start() for m in _SPLIT.finditer(between)]
+            right_end = e + (cut[-1] if cut else len(between))
+        out.append((left_start, s, e, right_end))
+    return out
+
+
+def _nearest(rules, t: str, f: Figure, win: tuple[int, int, int, int]) -> tuple[str, str] | None:
+    """The value of the nearest keyword in the figure's gap words and windows, and its words."""
+    ls, le, rs, re_ = win
+    best: tuple[int, str, str] | None = None
+    gap = f.why.get("gap", "")
+    if rules is _KEYWORD_RX["metric"]:
+        # the word right before the number: "输入 804 tok/s、输出 221 tok/s", "input 52.3k tok/s"
+        pre = t[max(0, f.span[0] - 10):f.span[0]]
+        if re.search(r"(?:输入|input|prompt|prefill|预填充|预处理)\s*[:：]?\s*$", pre, re.I):
+            return "prefill_tok_s", pre.strip()
+        if re.search(r"(?:输出|output|decode|解码)\s*[:：]?\s*$", pre, re.I):
+            return "generation_tok_s", pre.strip()
+    if gap and rules is _KEYWORD_RX["metric"]:
+        if re.search(r"input|prompt|prefill|\bpp\b", gap, re.I):
+            return "prefill_tok_s", gap
+        if re.search(r"output|generat|decod|\btg\b|completion|输出|生成", gap, re.I):
+            return "generation_tok_s", gap
+    for value, rx in rules:
+        if gap and rx.search(gap):
+            return value, gap
+        for m in rx.finditer(t, ls, le):
+            d = le - m.end()
+            if best is None or d < best[0]:
+                best = (d, value, m.group(0))
+        for m in rx.finditer(t, rs, re_):
+            d = m.start() - rs
+            if best is None or d < best[0]:
+                best = (d, value, m.group(0))
+    return None if best is None else (best[1], best[2])
+
+
+# Words that make a stated concurrency a capacity or a piece of advice rather than the setting
+# the figure was measured at.
+_CAPACITY = re.compile(r"(?:可开|可以开|可支持|能开|能支持|最多可|建议|推荐|"
+                       r"\bcan\s+(?:handle|serve|support|run|open|take)|\bsupports?|\bsuggest\w*|\brecommend\w*)"
+                       r"[^.;,。]{0,12}$", re.I)
+
+
+def concurrency_mentions(t: str, exclude: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """Every stated number of concurrent requests: ``[(value, start, end)]``, never inside a
+    figure's own span (the speed is not the concurrency)."""
+    out = []
+    for rx in _CONCURRENCY_RX:
+        for m in rx.finditer(t):
+            s, e = m.span("n")
+            if any(a <= s < b for a, b in exclude):
+                continue
+            n = int(m.group("n"))
+            if _CAPACITY.search(t[max(0, m.start() - 24):m.start()]):
+                continue  # "可开 4 路并发", "suggesting a batch size of 20": advice, not the run's
+            if n > 0 and not any(o[1] <= s < o[2] for o in out):
+                out.append((n, m.start(), m.end()))
+    return sorted(out, key=lambda o: o[1])
+
+
+def find_figures(t: str, masked: str | None = None) -> list[Figure]:
+    """All speed and latency figures of the normalised claim ``t``, in text order, each with its
+    role. ``masked`` is ``t`` with model and GPU names blanked (so "RTX 4090" is never a number).
+    """
+    masked = t if masked is None else masked
+    figs = _raw_figures(t, masked)
+    spans = [f.span for f in figs]
+    wins = _windows(t, figs)
+    conc = concurrency_mentions(masked, spans)
+    for i, (f, win) in enumerate(zip(figs, wins)):
+        if f.unit == "ms/tok":
+            f.metric = "tpot"
+        elif f.unit in ("ms", "s"):
+            around = t[win[0]:f.span[0]] + " " + t[f.span[1]:win[3]]
+            f.metric = ("tpot" if re.search(r"tpot|\bitl\b|inter[\s\-]token|per\s+(?:output\s+)?token|token\s*间|每\s*个?\s*token", around, re.I)
+                        else "ttft" if re.search(r"ttft|first|首", around, re.I)
+                        else "ttft" if re.search(r"prefill\w*|预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", around, re.I)
+                        else "e2e_latency" if re.search(r"e2e|end[\s\-]to[\s\-]end|整句|总时延|整体时延|request\s+latency|完整响应|"
+                                                        r"takes?|took|需要|要|耗时|用时", around, re.I)
+                        else None)
+            if f.metric == "tpot":  # a time per output token is kept in ms per token
+                scale = 1000 if f.unit == "s" else 1
+                f.value = tuple(v * scale for v in f.value) if isinstance(f.value, tuple) else f.value * scale
+                f.unit = "ms/tok"
+        elif f.unit == "s/1k tok":
+            f.metric = None
+        hit = _nearest(_KEYWORD_RX["scope"], t, f, win)
+        if hit:
+            f.scope, f.why["scope"] = hit
+        if f.metric is None and f.unit == "tok/s":
+            hit = _nearest(_KEYWORD_RX["metric"], t, f, win)
+            if hit:
+                f.metric, f.why["metric"] = hit
+            if f.metric == "generation_tok_s" and f.scope in ("aggregate", "gpu", "node"):
+                f.metric = "aggregate_throughput"
+            elif f.metric == "aggregate_throughput" and f.scope in ("request", "user"):
+                f.metric = "generation_tok_s"  # "per-user speeds exceeding 250 tok/s" is one user's
+            if f.metric is None and f.scope in ("aggregate", "gpu", "node"):
+                f.metric = "aggregate_throughput"
+            elif f.metric is None and f.scope in ("request", "user"):
+                f.metric = "generation_tok_s"
+        hit = _nearest(_KEYWORD_RX["spec"], t, f, win)
+        if hit:
+            f.spec_decoding, f.why["speculative_decoding"] = hit[0] == "true", hit[1]
+        near = [c for c in conc if win[0] <= c[1] < win[3] or win[0] < c[2] <= win[3]]
+        if near:
+            c = min(near, key=lambda c: min(abs(c[1] - f.span[1]), abs(f.span[0] - c[2])))
+            f.concurrency, f.why["concurrency"] = c[0], t[c[1]:c[2]]
+        elif f.scope == "request":
+            f.concurrency = 1
+        if f.concurrency and f.concurrency > 1 and f.scope is None and f.metric in ("aggregate_throughput",
+                                                                                     "generation_tok_s"):
+            # "32 并发 … 平均生成速度 1000 tokens/s": a generation rate at concurrency > 1 without a
+            # per-user word is the server's total
+            f.scope, f.metric = "aggregate", "aggregate_throughput"
+        if i + 1 < len(figs) and figs[i + 1].unit == f.unit and _CHANGE_TO.search(t[f.span[1]:figs[i + 1].span[0]]):
+            f.before_change = True
+    for a, b in zip(figs, figs[1:]):
+        if not a.before_change and a.unit == b.unit and _SWITCH.search(t[a.span[1]:b.span[0]]) \
+                and not _BOUNDARY.search(t[a.span[1]:b.span[0]].replace(";", ",")):
+            a.before_change = True
+    for i, a in enumerate(figs):
+        # "4 tok/s at first and 7.3 tok/s after tuning", "起初 … 0.1 tok/s；调整后 … 2.9 tok/s"
+        if a.before_change or not _BEFORE_WORDS.search(t[wins[i][0]:wins[i][3]]):
+            continue
+        for j in range(i + 1, len(figs)):
+            b = figs[j]
+            if b.unit == a.unit and _AFTER_WORDS.search(t[a.span[1]:wins[j][3]]):
+                a.before_change = True
+                break
+    for f in figs:
+        _settle(f)
+    for prev, f in zip(figs, figs[1:]):
+        between = t[prev.span[1]:f.span[0]]
+        parallel = prev.unit == f.unit and (
+            re.fullmatch(r"\s*(?:,|and|or|vs\.?|versus|/|和|与|或)\s*", between, re.I)
+            or (f.metric is None and prev.metric is not None and re.search(r"(?:\band|,|和)\s*$", between)
+                and not re.search(r"[.;。；]", between)))
+        if prev.before_change or parallel:  # "from X to Y", "X vs. Y": the same quantity
+            for a, b in ((f, prev), (prev, f)):
+                a.metric = a.metric or b.metric
+                a.scope = a.scope or b.scope
+                a.concurrency = a.concurrency or b.concurrency
+    return figs
+
+
+#: No published single-request decode speed reaches this (wafer-scale and dataflow chips serve
+#: one request at about 1,000–3,000 tok/s): a bare figure above it is a total over many requests.
+SINGLE_REQUEST_CEILING_TOK_S = 5000
+
+
+def _settle(f: Figure) -> None:
+    """Make a figure's metric and scope agree: a generation rate of all requests, a GPU or a
+    node is a total; a total of one request or user is its generation speed; a latency is one
+    request's or, at a concurrency above one, each user's — never a total; a bare rate at its own
+    concurrency above one is the total over those requests."""
+    if f.metric == "generation_tok_s" and f.scope in ("aggregate", "gpu", "node"):
+        f.metric = "aggregate_throughput"
+    elif f.metric == "aggregate_throughput" and f.scope in ("request", "user"):
+        f.metric = "generation_tok_s"
+    if f.metric in ("ttft", "tpot", "e2e_latency") and f.scope in ("aggregate", "gpu", "node"):
+        f.scope = "user" if (f.concurrency or 0) > 1 else "request"
+    if f.is_rate and f.metric is None and f.scope is None and (f.concurrency or 0) > 1:
+        f.metric, f.scope = "aggregate_throughput", "aggregate"
+        f.why["metric"] = f.why["scope"] = f"inferred: a rate at {f.concurrency} requests in flight is their total"
+
+
+def scope_from_metric(figs: list[Figure]) -> None:
+    """A figure whose words give a metric but no scope takes the scope its metric implies: a
+    total is `aggregate`, a generation, prefill or latency figure is one request's."""
+    for f in figs:
+        if f.scope is None and f.metric is not None:
+            f.scope = "aggregate" if f.metric == "aggregate_throughput" else "request"
+            f.why.setdefault("scope", f"from the metric ({f.metric})")
+
+
+def infer_single_request(figs: list[Figure], text_says_concurrent: bool) -> None:
+    """A tok/s figure with no word for its metric or scope, in a text that states no concurrency
+    above one, is read as one request's generation speed (how such claims are meant); the figure
+    says so in ``why`` and the field is marked inferred, not stated."""
+    for f in figs:
+        if f.is_rate and f.metric is None and f.scope is None and f.high >= SINGLE_REQUEST_CEILING_TOK_S:
+            f.metric, f.scope = "aggregate_throughput", "aggregate"
+            f.why["metric"] = f.why["scope"] = (f"inferred: above {SINGLE_REQUEST_CEILING_TOK_S:,} tok/s no single "
+                                                "request runs; a total over many")
+    if text_says_concurrent:
+        return
+    for f in figs:
+        if f.is_rate and f.metric is None and f.scope is None:
+            f.metric, f.scope = "generation_tok_s", "request"
+            f.why["metric"] = f.why["scope"] = "inferred: no metric, scope or concurrency stated"
+        elif not f.is_rate and f.scope is None:
+            f.scope = "request"
+            f.why["scope"] = "inferred: no scope or concurrency stated"
+
+
+def choose_headline(figs: list[Figure]) -> Figure | None:
+    """The claim's headline figure, by this rule (stated in the README):
+
+    1. decode speed over prefill speed, and a rate (tok/s) over a latency — a prefill figure or
+       a TTFT is the headline only when the claim has nothing else;
+    2. of a change ("from 35 s to 8.7 s", "245 tok/s, but the upgrade drops it to 135"), the
+       better end: the higher rate or the lower latency;
+    3. the figure the sentence stresses ("up to", "peak", "最高") over the others;
+    4. the figure with speculative decoding over the same figure without it ("158 tok/s plain,
+       373 tok/s with MTP" → 373): a claim states its best configuration;
+    5. otherwise the first figure of the text.
+    """
+    if not figs:
+        return None
+    pool = [f for f in figs if f.metric != "prefill_tok_s"] or list(figs)
+    pool = [f for f in pool if f.is_rate] or pool
+    # a change "from X to Y" keeps its better end: a higher rate, a lower latency
+    drop = set()
+    for a, b in zip(figs, figs[1:]):
+        if a.before_change and a in pool and b in pool and a.value != b.value:
+            worse = (a if a.high <= b.high else b) if a.is_rate else (a if a.high >= b.high else b)
+            drop.add(id(worse))
+    pool = [f for f in pool if id(f) not in drop] or pool
+    stressed = [f for f in pool if f.qualifier == "up_to"]
+    if stressed and len(stressed) < len(pool):
+        pool = stressed
+    if any(f.spec_decoding for f in pool) and any(f.spec_decoding is False for f in pool):
+        pool = [f for f in pool if f.spec_decoding] or pool
+    return pool[0]

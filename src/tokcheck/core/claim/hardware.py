@@ -1,0 +1,157 @@
+"""GPUs, how many, and how much memory a claim states.
+
+Counts are written many ways: "2x H100", "H100 x2", "H100*2", "two H100s", "dual RTX 5090s",
+"eight Blackwell GPUs", "8-way", "TP=8", "-tp 2", "8 卡", "双卡"; systems and cloud shapes imply
+one ("an HGX B200" is 8 × B200, "GB200 NVL72" is 72, "p5.48xlarge" is 8 × H100 SXM: the
+catalog's ``systems.csv``). Pure: names come in as (canonical name, aliases) pairs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tokcheck.core.claim.numbers import CN_COUNT, COUNT_WORDS, count_value
+from tokcheck.core.names import find_all_in_text
+
+Hit = tuple[object, int, int]
+
+
+@dataclass(frozen=True)
+class NameHit:
+    """A catalog name found in the text: canonical name, the range it was read from."""
+
+    name: str
+    start: int
+    end: int
+
+
+def find_names(text: str, entries: list[tuple[str, tuple[str, ...]]], min_len: int = 2) -> list[NameHit]:
+    """Every catalog name or alias in ``text`` (:func:`tokcheck.core.names.find_all_in_text`)."""
+    return [NameHit(*h) for h in find_all_in_text(text, entries, min_len=min_len)]
+
+
+_COUNT = rf"(?<![\d.])(?P<n>\d+|(?:{COUNT_WORDS})(?![a-z]))"
+_VENDOR = r"(?:nvidia\s+|amd\s+|geforce\s+|instinct\s+|tesla\s+|radeon\s+|英伟达\s*)?"
+_BEFORE = [re.compile(rx, re.I) for rx in (
+    rf"(?<![~\-])(?:(?P<m>\d+)\s*[x*]\s*)?{_COUNT}\s*(?:x|\*)\s*(?:张|块|卡)?\s*{_VENDOR}(?:the\s+)?$",
+    rf"(?<![~\-]){_COUNT}\s+(?:used\s+|new\s+|identical\s+|older\s+|modded\s+|[a-z]+-[a-z]+\s+)?{_VENDOR}(?:rtx\s+)?$",
+    rf"(?:(?P<m>\d+)\s*[x*]\s*)?(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|卡|颗|个)\s*{_VENDOR}$",
+)]
+_AFTER = [re.compile(rx, re.I) for rx in (
+    r"^\s*(?:gpus?|cards?)?\s*(?:x|\*)\s*(?P<n>\d+)(?![\d.])",
+    rf"^\s*(?:显卡)?\s*(?P<n>\d+|{CN_COUNT})\s*(?:张|块|卡|片)",
+    r"^\s*\(\s*(?P<n>\d+)\s*(?:x|gpus?)\s*\)",
+)]
+_GENERIC = [re.compile(rx, re.I) for rx in (
+    rf"(?<![\w.~\-]){_COUNT}\s*(?:x\s*)?(?:[a-z]+[\s\-]){{0,2}}(?:gpus|cards|accelerators)\b",
+    r"(?<![\w.~\-])(?P<n>\d+)\s*(?:x\s*)?(?:gpu|card)\b",
+    r"(?<![\w.~\-])(?P<n>\d+)[\s\-]gpu\b",
+    rf"(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|个)\s*(?:卡|显卡|gpu|加速卡)",
+    rf"(?<![\d一二两三四五六七八九十])(?P<n>\d+|{CN_COUNT})\s*卡(?!顿|片|住)",
+    r"(?:\btp|tensor[\s\-_]parallel(?:ism|[\s\-_]size)?)\s*(?:=|:|of|size)?\s*(?P<n>\d+)(?![\d.])",
+    r"(?:^|\s)(?:-tp|--tp|--tensor-parallel-size|--tp-size)\s*[= ]\s*(?P<n>\d+)",
+    r"(?<![\w.])(?P<n>\d+)[\s\-]way\s+(?:tensor[\s\-]parallel\w*|tp|parallel)?",
+    r"\((?P<n>\d+)\s+(?:gpus\s+)?total\)",
+    rf"(?<![a-z]){_COUNT}\s+(?:of\s+(?:them|these)|gpus?)\b",
+)]
+_SINGLE = re.compile(r"单卡|单张(?:卡|显卡)?|一张(?:卡|显卡)|single[\s\-]gpu|one\s+gpu|a\s+single\s+(?:\w+\s+){0,2}(?:gpu|card)|"
+                     r"\bon\s+(?:one|a\s+single)\s", re.I)
+
+
+def gpu_count_near(t: str, hit: NameHit) -> Hit | None:
+    """The count written right before or after a GPU name ("2x H100", "H100 x2", "两张 4090")."""
+    before, after = t[max(0, hit.start - 24):hit.start], t[hit.end:hit.end + 24]
+    if re.match(r"\s*(?:node|server|box|machine|system|host|instance|pod|rack)s?\b", after, re.I):
+        return None  # "a single H200 node" counts nodes, not GPUs
+    for rx in _BEFORE:
+        m = rx.search(before)
+        if m and re.search(r"\bnot\s*$", before[:m.start()], re.I):
+            return None  # "it is not one H200"
+        if m:
+            n = count_value(m.group("n"))
+            if n and (rx is not _BEFORE[1] or not re.fullmatch(r"\d{3,}", m.group("n"))):
+                if "m" in m.groupdict() and m.group("m"):  # "2*8 张 H800": two nodes of eight
+                    n *= int(m.group("m"))
+                start = hit.start - len(before) + m.start()
+                return n, start, hit.start
+    for rx in _AFTER:
+        m = rx.search(after)
+        if m:
+            n = count_value(m.group("n"))
+            if n:
+                return n, hit.end, hit.end + m.end()
+    if re.match(r"\s*(?:node|server|box|machine|system|host|instance|pod|rack)s?\b", after, re.I):
+        return None  # "a single H200 node" counts nodes, not GPUs
+    if (one := re.search(r"\b(?:an?|one|a\s+single|single)\s+(?:[a-z]+[\-][a-z]+\s+|[a-z]+\s+)?(?:nvidia\s+|amd\s+|geforce\s+)?$",
+                         before, re.I)) and not re.search(r"\b(?:an?|one)\s+(?:of|more|other)\s+|\bnot\s+(?:an?|one)\s+\S*\s*$", before, re.I):
+        return 1, hit.start - len(before) + one.start(), hit.start  # from the article: "an RTX 4090"
+    return None
+
+
+_COMPARED = re.compile(r"(?:\bthan|\bvs\.?|\bversus|\bover\s+(?:the|an?)|compared\s+(?:to|with)|\bagainst|"
+                       r"\btwice|\bhalf|\d+(?:\.\d+)?\s*times|"
+                       r"\d+\.\d+\s*[x×]\s*(?:the|an?)?|\d+\s*[x×]\s+(?:the|an?)\s|"
+                       r"比|相比|对比)\s*(?:the\s+|an?\s+|nvidia\s+|amd\s+)?(?:\d+\s*[x×]?\s*)?$", re.I)
+
+
+# "吞吐量是 H200 的 5 倍", "H200 的 2 倍": the name is the baseline of a ratio
+_COMPARED_AFTER = re.compile(r"\s*(?:gpus?|显卡)?\s*的\s*(?:\d+(?:\.\d+)?|[一二两三四五六七八九十]+)\s*(?:多)?倍", re.I)
+
+
+def is_comparison(t: str, hit: NameHit) -> bool:
+    """Whether a GPU name is what the claim compares against ("30% more than H200 GPUs",
+    "up to 3.1x the MI325X", "是 H200 的 5 倍"), not the hardware it ran on."""
+    return bool(_COMPARED.search(t[max(0, hit.start - 24):hit.start]) or _COMPARED_AFTER.match(t[hit.end:hit.end + 16]))
+
+
+def gpu_count_anywhere(t: str, exclude: list[tuple[int, int]]) -> Hit | None:
+    """A GPU count stated away from a GPU name ("8 GPUs", "TP=8", "-tp 2", "双卡", "单卡")."""
+    for rx in _GENERIC:
+        for m in rx.finditer(t):
+            if any(a <= m.start("n") < b for a, b in exclude):
+                continue
+            n = count_value(m.group("n"))
+            if n:
+                return n, m.start(), m.end()
+    m = _SINGLE.search(t)
+    if m:
+        return 1, m.start(), m.end()
+    return None
+
+
+def plural_after(t: str, hit: NameHit) -> bool:
+    """Whether a GPU name is written in the plural ("H100s", "H200 Tensor Core GPUs", "4090 们")."""
+    words = t[hit.start:hit.end]
+    return words.lower().endswith("s") and not re.search(r"\d\s*s$|max$|plus$", words.lower()) \
+        or bool(re.match(r"[\w\-]*\s*(?:[a-z]+\s+){0,3}(?:gpus|cards|accelerators)\b", t[hit.end:hit.end + 40], re.I))
+
+
+def gpu_memory_near(t: str, hit: NameHit) -> Hit | None:
+    """Memory written with the GPU ("RTX 3090 24GB", "A100-80G", "24 GB 显存")."""
+    after = t[hit.end:hit.end + 16]
+    m = re.match(r"\s*[\-_(]?\s*(?P<gb>\d{1,3})\s*(?:gb|g|gib)\b", after, re.I)
+    if m:
+        return float(m.group("gb")), hit.end, hit.end + m.end()
+    m = re.search(r"(?P<gb>\d{1,3})\s*(?:gb|g)\b", t[hit.start:hit.end], re.I)
+    if m:
+        return float(m.group("gb")), hit.start, hit.end
+    return None
+
+
+def gpu_memory_anywhere(t: str) -> Hit | None:
+    """GPU memory stated on its own ("显存 24G", "48GB of VRAM", "VRAM: 96 GB")."""
+    m = (re.search(r"(?:显存|vram|gpu\s+memory)\s*(?:of|=|:|为|是)?\s*(?P<gb>\d{1,3})\s*(?:gb|g|gib)\b(?!\s*(?:占用|used))", t, re.I)
+         or re.search(r"(?P<gb>\d{1,3})\s*(?:gb|g|gib)\s*(?:of\s+)?(?:vram|显存|unified(?:\s+memory)?|统一内存|统一记忆体)"
+                      r"(?!\s*(?:占用|used|usage))", t, re.I))
+    if m:
+        return float(m.group("gb")), m.start(), m.end()
+    return None
+
+
+#: Shapes of GPU names, to recognise one the catalog does not know (and suggest the nearest).
+GPU_LIKE = re.compile(
+    r"(?<![a-z0-9])(?:(?:geforce\s+)?(?:rtx|gtx)\s*(?:pro\s*)?[a-z]?\d{3,4}\s*(?:ti|super|d|ada)?(?:\s+(?:ti|super))?|"
+    r"(?:instinct\s+)?mi\d{3}[a-z]?|radeon\s+(?:rx\s+)?\d{4}\s*(?:xtx|xt)?|rx\s*\d{4}\s*(?:xtx|xt)?|"
+    r"[abhlv]\d{2,3}[a-z]?(?:\s*(?:sxm|pcie|nvl)\d?)?|gb\d{3}|gh\d{3}|b\d{3}a?|"
+    r"(?:apple\s+)?m[1-5]\s*(?:pro|max|ultra)?|t4|l4|l40s?|ascend\s*\d{3}[a-z]?|910[bc])(?![a-z0-9])", re.I)

@@ -1,0 +1,435 @@
+"""Words of a claim that are not figures or hardware: weight precision and quantization (with
+negations, and KV-cache formats that are not the weights'), the engine and its version, batching,
+input and output lengths, max_model_len, prefix caching, CUDA graphs, and stated memory
+footprints. Each reader returns the value and the character range it was read from. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tokcheck.core.claim.numbers import NUMBER, to_float
+
+Hit = tuple[object, int, int]  # (value, start, end) in the normalised text
+
+# --------------------------------------------------------------------------- precision
+
+#: GGUF file/tensor type names as llama.cpp spells them (Q4_K_M, IQ2_XXS, UD-Q2_K_XL …).
+_GGUF = r"(?:ud-)?(?:i?q[1-8](?:_[0-9])?(?:_k)?(?:_(?:xxs|xs|s|m|l|xl|nl))*|tq[12]_0|f16|bf16|f32)"
+_GGUF_RX = re.compile(rf"(?<![a-z0-9])(?P<q>(?:ud-)?(?:i?q[1-8](?:_[0-9k]+)+(?:_(?:xxs|xs|s|m|l|xl|nl))*|"
+                      rf"iq[1-6]_(?:xxs|xs|s|m|nl|k)(?:_(?:xxs|xs|s|m|l))?|tq[12]_0|q[2-8]k[sml])(?:_r[48])?)(?![a-z0-9])", re.I)
+# Weight-precision words → the claim's precision value (the order matters: first match wins
+# among overlapping words).
+_PRECISION_WORDS: tuple[tuple[str, str], ...] = (
+    ("NVFP4", r"nvfp4"),
+    ("MXFP4", r"mxfp4"),
+    ("FP4", r"\bfp4\b|\bfloat4\b|\be2m1\b"),
+    ("FP8", r"\bfp8\b|\bfloat8\b|\be4m3\b|\bw8a8[\s\-_]?fp8\b|\bfp8[\s\-_]?dynamic\b"),
+    ("INT8", r"\bint8\b|\bw8a8\b|\bw8a16\b|\b8[\s\-]?bits?\b|\bbnb[\s\-_]?8bit|\bllm\.int8"),
+    ("INT4", r"\bint4\b|\bw4a16\b|\bw4a8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位量化"),
+    ("INT3", r"\b3[\s\-]?bits?\b"),
+    ("INT2", r"\b2[\s\-]?bits?\b"),
+    ("BF16", r"\bbf16\b|\bbfloat16\b|\b16[\s\-]?bit\s+weights"),
+    ("FP16", r"\bfp16\b|\bfloat16\b|\bhalf[\s\-]precision\b|半精度|\bf16\b"),
+    ("FP32", r"\bfp32\b|\bfloat32\b|\bf32\b|单精度"),
+)
+_FULL_WORDS = re.compile(r"full[\s\-]precision|full[\s\-]weights?|original[\s\-](?:weights|precision|model)|"
+                         r"unquantized|un-quantized|non-quantized|not\s+(?:a\s+)?quantized|no[\s\-]quant\w*|"
+                         r"without\s+quantization|全精度|满血|原版权重|原始权重|未量化|无量化|不量化|非量化|没有量化|"
+                         r"fp16/bf16|bf16/fp16", re.I)
+_NO_QUANT = re.compile(r"unquantized|un-quantized|non-quantized|not\s+(?:a\s+)?quantized(?:\s+version)?|"
+                       r"no[\s\-]quant\w*|without\s+(?:any\s+)?quantization|未量化|无量化|不量化|非量化|没有量化|"
+                       r"不做量化|无需量化", re.I)
+_QUANT_METHODS = (("AWQ", r"\bawq\b"), ("GPTQ", r"\bgptq\b"), ("GGUF", r"\bgguf\b"),
+                  ("bitsandbytes", r"bitsandbytes|\bbnb\b"), ("EXL2", r"\bexl[23]\b|\d\s*bpw\b"), ("MLX", r"\bmlx[\s\-_]?\d?bit"),
+                  ("HQQ", r"\bhqq\b"), ("compressed-tensors", r"compressed[\s\-]tensors"))
+_QUANTIZED = ("FP8", "INT8", "INT4", "INT3", "INT2", "FP4", "NVFP4", "MXFP4")
+_KV_CONTEXT = re.compile(r"kv[\s\-_]*(?:cache)?|cache[\s_\-]*(?:type|dtype)|ctk|ctv|-ctk|-ctv|--cache-type", re.I)
+
+
+def _is_kv(t: str, s: int, e: int) -> bool:
+    """Whether the precision word at [s, e) describes the KV cache ("FP8 KV cache",
+    "kv_cache_dtype=fp8", "q8_0 KV cache", "-ctk q8_0")."""
+    before, after = t[max(0, s - 22):s].lower(), t[e:e + 20].lower()
+    return bool(re.search(r"(?:kv[\s\-_]*(?:cache)?(?:[\s\-_]*(?:dtype|type|quant\w*))?|cache[\s_\-]*(?:type|dtype)(?:[\s\-_]*[kv])?|"
+                          r"-ct[kv]|--cache-type-[kv])\s*[:=]?\s*$", before)
+                or re.match(r"\)?(?:\s*/\s*[a-z0-9_]+)?(?:\s*\([^)]{0,12}\))?\s*(?:kv|k/v|key[\s\-/]value)[\s\-_]*(?:cache)?", after)
+                or re.match(r"\s*(?:k|v)\s+cache", after))
+
+
+def _others_own(mentions: list[Hit], near: int | None, others: list[tuple[int, int]] | None,
+                figures: list[tuple[int, int]] | None) -> list[Hit]:
+    """Mentions less those that belong to another model than the headline's: written in or right
+    after that model's name ("Qwen3.5-27B-AWQ", "Qwen3-14B 4bit", "Llama-70B in Q4") with no
+    figure in between."""
+    if not others or near is None:
+        return mentions
+    spans = figures or []
+
+    def attached(h: Hit) -> bool:
+        for a, b in others:
+            if a <= h[1] and h[1] - b <= 12 and not any(b <= f[0] < h[1] for f in spans):
+                return True
+        return False
+
+    return [h for h in mentions if not attached(h)]
+
+
+def _pick(mentions: list[Hit], near: int | None, figures: list[tuple[int, int]] | None = None,
+          text: str = "", chains: list[tuple[int, int]] | None = None) -> Hit | None:
+    """The mention that belongs to the headline figure at ``near``.
+
+    Each mention belongs to the figure nearest to it (``figures``: every figure's span), a comma,
+    semicolon or full stop in between counting as distance: "FP8 精度下 21 tok/s，INT4 精度下
+    28 tok/s" gives FP8 to 21. Of a change "from A (…) to B (…)" (``chains``: index pairs), what
+    stands between A and B is A's, and B takes A's when it has none. Of the headline's own
+    mentions the nearest is taken; else the nearest before the headline; else the first after
+    the last figure (words that close the claim, "… with FP4 weights"). With no headline, the
+    first mention."""
+    if not mentions:
+        return None
+    if near is None or not figures:
+        return min(mentions, key=lambda h: h[1])
+
+    def dist(h: Hit, f: tuple[int, int]) -> int:
+        a, b = (h[2], f[0]) if h[2] <= f[0] else (f[1], h[1])
+        gap = max(b - a, 0)
+        return gap + (40 if text and re.search(r"[,;(。]|\.\s", text[a:b] + " ") else 0)
+
+    def clause(pos: int) -> int:  # clauses end at ";", "。", "!", "?" or a full stop
+        return len(re.findall(r"[;!?。]|\.(?=\s)", text[:pos])) if text else 0
+
+    def owner(h: Hit) -> int:
+        for i, j in chains or ():
+            if figures[i][1] <= h[1] < figures[j][0]:
+                return i
+        # a mention belongs to a figure of its own clause when its clause has one
+        same = [i for i in range(len(figures)) if clause(figures[i][0]) == clause(h[1])]
+        return min(same or range(len(figures)), key=lambda i: dist(h, figures[i]))
+
+    head = next((i for i, f in enumerate(figures) if f[0] == near), None)
+    own = [h for h in mentions if head is not None and owner(h) == head]
+    if not own and head is not None:
+        own = [h for h in mentions if any(j == head and owner(h) == i for i, j in chains or ())]
+    if own:
+        return min(own, key=lambda h: dist(h, figures[head]))
+    before = [h for h in mentions if h[1] < near]
+    if before:
+        return max(before, key=lambda h: h[1])
+    tail = [h for h in mentions if h[1] >= max(f[1] for f in figures)]
+    return min(tail, key=lambda h: h[1]) if tail else None
+
+
+def _gguf_name(q: str) -> str:
+    """A GGUF type as llama.cpp prints it ("q4_k_m" → "Q4_K_M", "Q4KM" → "Q4_K_M")."""
+    q = q.upper()
+    m = re.fullmatch(r"(UD-)?(I?Q\d)K([SML])", q)
+    return f"{m.group(1) or ''}{m.group(2)}_K_{m.group(3)}" if m else q
+
+
+#: A bare "Q8" / "Q6" … as people write llama.cpp quantizations: read as the usual type of that
+#: width (Q8_0, Q6_K, the K-quant mediums); a bare "Q4" stays a 4-bit claim (INT4), since
+#: Q4_0, Q4_K_S and Q4_K_M are all common.
+_BARE_Q = {"2": "Q2_K", "3": "Q3_K_M", "4": "INT4", "5": "Q5_K_M", "6": "Q6_K", "8": "Q8_0"}
+
+
+def precision_words(t: str, near: int | None = None, figures: list[tuple[int, int]] | None = None,
+                    chains: list[tuple[int, int]] | None = None, others: list[tuple[int, int]] | None = None) -> dict:
+    """Weight precision and quantization stated in ``t``.
+
+    Returns a dict with any of: ``precision`` (FP32, BF16, FP16, FP8, INT8, INT4, FP4, NVFP4,
+    MXFP4, a GGUF type such as ``Q4_K_M``, ``Nbpw`` for an EXL2 bit width, or ``full`` for "full
+    precision"/"全精度" without a type), ``quantization`` (AWQ, GPTQ, GGUF, EXL2, bitsandbytes, …
+    or ``none`` when negated), ``kv_cache_dtype``, each with ``(value, start, end)``. Where a text
+    names several, the one nearest before position ``near`` (the headline figure) is taken
+    (:func:`_pick`); ``others`` (the spans of models other than the headline's) take the words
+    written with them (:func:`_others_own`).
+    """
+    out: dict[str, Hit] = {}
+    mentions: list[Hit] = []
+    gguf: list[Hit] = []
+    for m in _GGUF_RX.finditer(t):
+        if _is_kv(t, m.start(), m.end()):
+            out.setdefault("kv_cache_dtype", (_gguf_name(m.group("q")), m.start(), m.end()))
+            continue
+        hit = (_gguf_name(m.group("q")), m.start(), m.end())
+        mentions.append(hit)
+        gguf.append(hit)
+    for m in re.finditer(r"(?<![\w.])q([2-68])(?![\w.])", t, re.I):
+        if not _is_kv(t, m.start(), m.end()) and not any(h[1] <= m.start() < h[2] for h in mentions):
+            hit = (_BARE_Q[m.group(1)], m.start(), m.end())
+            mentions.append(hit)
+            if hit[0] != "INT4":
+                gguf.append(hit)
+    for m in re.finditer(r"(?<![\w.])(\d(?:\.\d+)?)\s*bpw\b", t, re.I):
+        mentions.append((f"{m.group(1)}bpw", m.start(), m.end()))
+    for name, rx in _PRECISION_WORDS:
+        for m in re.finditer(rx, t, re.I):
+            if any(h[1] <= m.start() < h[2] for h in mentions):
+                continue
+            if _is_kv(t, m.start(), m.end()):
+                out.setdefault("kv_cache_dtype", (name, m.start(), m.end()))
+            elif not _negated(t, m.start()):
+                mentions.append((name, m.start(), m.end()))
+    full = _FULL_WORDS.search(t)
+    if full:
+        mentions.append(("full", full.start(), full.end()))
+    mentions = _others_own(mentions, near, others, figures)
+    pick = _pick(mentions, near, figures, t, chains)
+    if pick is not None and pick[0] == "full" and any(h[0] != "full" for h in mentions):
+        # "full precision … BF16": a named type says more than the words "full precision"
+        typed = [h for h in mentions if h[0] != "full"]
+        pick = _pick(typed, near, figures, t, chains) or pick
+    if pick is not None:
+        out["precision"] = pick
+        if pick in gguf:
+            out["quantization"] = ("GGUF", pick[1], pick[2])
+    neg = _NO_QUANT.search(t)
+    if neg:
+        out["quantization"] = ("none", neg.start(), neg.end())
+    elif "quantization" not in out:
+        methods = []
+        for name, rx in _QUANT_METHODS:
+            for m in re.finditer(rx, t, re.I):
+                if not _is_kv(t, m.start(), m.end()):
+                    methods.append((name, m.start(), m.end()))
+        method = _pick(_others_own(methods, near, others, figures), near, figures, t, chains)
+        if method is not None:
+            out["quantization"] = method
+        else:
+            m = re.search(r"\bquantized\b|\bquantised\b|量化版|量化后|量化模型", t, re.I)
+            if m:
+                out["quantization"] = ("yes", m.start(), m.end())
+    if "quantization" not in out and "precision" in out and out["precision"][0] in _QUANTIZED:
+        out["quantization"] = out["precision"]
+    return out
+
+
+def _negated(t: str, s: int) -> bool:
+    return bool(re.search(r"(?:\bno|\bnot|\bwithout|\bnon|未|无|不|没有)[\s\-]*(?:\w+[\s\-]+)?$", t[max(0, s - 14):s], re.I))
+
+
+# --------------------------------------------------------------------------- engine
+
+_ENGINES = (
+    ("ik_llama.cpp", r"ik[\s_\-]*llama(?:\.cpp)?"),
+    ("TensorRT-LLM", r"tensorrt[\s\-_]*llm|trt[\s\-_]*llm"),
+    ("vllm-mlx", r"\bvllm[\-_]mlx\b"),
+    ("vLLM", r"\bvllm\b"),
+    ("SGLang", r"\bsglang\b"),
+    ("llama.cpp", r"llama[\s\.\-_]*cpp|llama-(?:server|bench|batched-bench|cli)\b"),
+    ("Ollama", r"\bollama\b"),
+    ("LM Studio", r"lm[\s\-]*studio"),
+    ("MLX", r"\bmlx(?:[\s\-_]*(?:lm|vlm))?\b(?![\-_]community)"),
+    ("TGI", r"\btgi\b|text[\s\-]generation[\s\-]inference"),
+    ("LMDeploy", r"\blmdeploy\b"),
+    ("ExLlamaV2", r"exllama(?:v[23])?|tabbyapi"),
+    ("KTransformers", r"ktransformers"),
+    ("MindIE", r"\bmindie\b"),
+    ("ipex-llm", r"\bipex[\s\-_]*llm\b"),
+    ("DeepSpeed-MII", r"deepspeed[\s\-_]*(?:mii|fastgen)"),
+    ("MLC-LLM", r"\bmlc[\s\-_]*llm\b"),
+    ("transformers", r"\btransformers\b"),
+)
+
+
+def engine_words(t: str, near: int | None = None, figures: list[tuple[int, int]] | None = None,
+                 chains: list[tuple[int, int]] | None = None) -> dict:
+    """``engine`` and ``engine_version`` ("vLLM 0.6.3", "llama.cpp b4500", "SGLang v0.4.1"): the
+    engine named nearest before position ``near`` (the headline figure), else the first after it.
+    llama.cpp's own tools (``llama-server``, ``llama-bench``) name it too. Of several, the one that
+    belongs to the headline figure (:func:`_pick`)."""
+    out: dict[str, Hit] = {}
+    hits: list[Hit] = []
+    for name, rx in _ENGINES:
+        for m in re.finditer(rx, t, re.I):
+            if not any(h[1] <= m.start() < h[2] for h in hits):
+                hits.append((name, m.start(), m.end()))
+    # an engine a figure is compared against ("11.69x faster than llama.cpp") is not the one it
+    # ran on; a backend ("Ollama with the llama.cpp Vulkan backend") yields to the engine named
+    hits = [h for h in hits if not re.search(r"(?:\bthan|\bvs\.?|\bversus|compared\s+(?:to|with)|比|相比)\s*$",
+                                              t[max(0, h[1] - 16):h[1]], re.I)]
+    backends = [h for h in hits if re.match(r"\s*(?:[\w.\-]+\s+){0,2}back[\s\-]?end", t[h[2]:h[2] + 30], re.I)]
+    if backends and len({h[0] for h in hits} - {h[0] for h in backends}) >= 1:
+        hits = [h for h in hits if h not in backends]
+    pick = _pick(hits, near, figures, t, chains) if hits else None
+    if pick is None and hits:
+        pick = min(hits, key=lambda h: h[1])
+    if pick is not None:
+        out["engine"] = pick
+        v = re.match(r"\s*(?:==|version\s*|@\s*|\()?\s*(v?\d+\.\d+(?:\.\d+)?(?:[\w.+\-]*\w)?|b\d{3,5})\b",
+                     t[pick[2]:], re.I)
+        if v:
+            out["engine_version"] = (v.group(1).lstrip("vV"), pick[2] + v.start(1), pick[2] + v.end(1))
+    return out
+
+
+# --------------------------------------------------------------------------- lengths
+
+_N = rf"(?P<n>{NUMBER})\s*(?P<k>k|千)?(?![\d.])"
+_N2 = rf"(?P<n2>{NUMBER})\s*(?P<k2>k|千)?(?![\d.])"
+
+
+def _length(m: re.Match, g: str = "n", k: str = "k", kilo: int = 1000) -> int:
+    return round(to_float(m.group(g)) * (kilo if m.group(k) else 1))  # an average "216.79" is 217
+
+
+def _nearest_match(patterns: list[str], t: str, near: int | None, taken: tuple[int, int] | None = None) -> re.Match | None:
+    """Among every match of every pattern, the one closest to position ``near`` (the headline
+    figure), else the first in the text; never one whose number lies in ``taken`` (the number
+    another length already used: "输入 2000 输出 500" has no output of 2000)."""
+    found = [m for rx in patterns for m in re.finditer(rx, t, re.I)
+             if taken is None or not (taken[0] <= m.start("n") < taken[1])]
+    if not found:
+        return None
+    if near is None:
+        return min(found, key=lambda m: m.start())
+    return min(found, key=lambda m: (min(abs(m.start() - near), abs(m.end() - near)), m.start()))
+
+
+def length_words(t: str, near: int | None = None, prefill_headline: bool = False) -> dict:
+    """``input_tokens``, ``output_tokens``, ``max_model_len`` stated in ``t`` (``t`` has model
+    and GPU names blanked, so "RTX 4070" is never 4,070 tokens). Where a text states several
+    (one per figure), the one nearest ``near`` — the headline figure — is taken. llama-bench's
+    ``pp512`` is a prompt length only for a prefill headline (its ``tg128`` test has no prompt)."""
+    out: dict[str, Hit] = {}
+    pair = (re.search(r"(?:isl\s*/\s*osl|in\s*/\s*out|input\s*/\s*output|输入\s*/\s*输出|prompt\s*/\s*(?:output|generation))"
+                      rf"\s*(?:lengths?|长度|tokens?)?\s*(?:of|=|:)?\s*{_N}\s*/\s*{_N2}", t, re.I)
+            or re.search(rf"{_N}\s*(?:tokens?\s*)?/\s*{_N2}\s*(?:tokens?\s*)?(?:in\s*/\s*out|input\s*/\s*output|输入\s*/\s*输出|isl\s*/\s*osl)", t, re.I)
+            or re.search(rf"{_N}\s*(?:tokens?\s+)?(?:in(?:put)?)\s*(?:/|,|and|\+)\s*{_N2}\s*(?:tokens?\s+)?out(?:put)?\b", t, re.I)
+            or re.search(rf"\b{_N}\s*(?:in|input)\s*[/→>-]+\s*{_N2}\s*(?:out|output)\b", t, re.I))
+    pair = (pair
+            or re.search(rf"(?:输入|input)\s*(?:tokens?\s*)?[:=]?\s*{_N}\s*(?:tokens?\s*)?[,/]?\s*(?:输出|output)\s*(?:tokens?\s*)?[:=]?\s*{_N2}", t, re.I)
+            or re.search(rf"{_N}\s*(?:tokens?\s*)?(?:输入|input)\s*[,/]?\s*{_N2}\s*(?:tokens?\s*)?(?:输出|output)", t, re.I)
+            or re.search(rf"(?<![\w./])(?P<n>\d+(?:\.\d+)?)\s*(?P<k>k)\s*/\s*(?P<n2>\d+(?:\.\d+)?)\s*(?P<k2>k)(?![\w/])", t, re.I))
+    if pair:
+        out["input_tokens"] = (_length(pair), pair.start(), pair.end())
+        out["output_tokens"] = (_length(pair, "n2", "k2"), pair.start(), pair.end())
+    both = re.search(rf"(?:输入输出各|输入和输出各|输入、输出各|in\s+and\s+out|input\s+and\s+output(?:\s+lengths?)?\s+(?:of|each)?)\s*(?:约)?\s*{_N}", t, re.I)
+    if both and "input_tokens" not in out:
+        v = _length(both)
+        out["input_tokens"] = out["output_tokens"] = (v, both.start(), both.end())
+    taken_n = None
+    if "input_tokens" not in out:
+        pats = [rf"(?:input|prompt|context\s+of\s+the\s+prompt|输入|提示词?|isl)\s*(?:length|长度|len|size|tokens?)?\s*"
+                rf"(?:of|=|:|约|为|是)?\s*~?\s*{_N}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
+                rf"{_N}\s*(?:input|prompt|输入)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
+                rf"{_N}[\s\-]*tokens?\s+(?:[a-z]+\s+)?(?:of\s+)?(?:inputs?|prompts?|documents?|context\s+of\s+input)\b",
+                rf"(?:prompt\s+eval\w*|evaluated|prompt\s+processing)\s+(?:over|of|on|at)\s+{_N}\s*tokens?",
+                rf"{_N}\s*长度(?:的)?(?:文本|输入|prompt)"]
+        if prefill_headline:
+            pats.append(r"\bpp\s*(?P<n>\d+)\b(?P<k>)")
+        m = _nearest_match(pats, t, near)
+        if m:
+            out["input_tokens"] = (_length(m), m.start(), m.end())
+            taken_n = m.span("n")
+    if "output_tokens" not in out:
+        m = _nearest_match([
+            rf"(?:output|generation|generated|输出|生成|osl|max_tokens|max\s+tokens)\s*(?:length|长度|len|tokens?)?\s*"
+            rf"(?:of|=|:|约|为|是)?\s*~?\s*{_N}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
+            rf"{_N}\s*(?:output|输出)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
+            rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:output|generation|generated)\b",
+            rf"\btg\s*(?P<n>\d+)\b(?P<k>)"], t, near, taken=taken_n)
+        if m:
+            out["output_tokens"] = (_length(m), m.start(), m.end())
+    ml = (re.search(rf"max[\s_\-]model[\s_\-]len\s*(?:=|:)?\s*{_N}", t, re.I)
+          or re.search(rf"(?:context|上下文|ctx|n_ctx|-c)\s*(?:length|长度|window|size|len)?\s*(?:of|=|:|为)?\s*{_N}", t, re.I)
+          or re.search(rf"{_N}\s*(?:tokens?\s*)?(?:context|上下文|ctx)", t, re.I))
+    if ml:
+        out["max_model_len"] = (_length(ml, kilo=1024), ml.start(), ml.end())
+    return out
+
+
+# --------------------------------------------------------------------------- options
+
+def option_words(t: str) -> dict:
+    """``batch_policy``, ``prefix_cache``, ``cuda_graph`` and the text-wide
+    ``speculative_decoding`` (True/False) stated in ``t``."""
+    out: dict[str, Hit] = {}
+    low = t.lower()
+    m = re.search(r"continuous[\s\-]batching|dynamic[\s\-]batching|static[\s\-]batch(?:ing)?|in-?flight[\s\-]batching|"
+                  r"连续批处理|动态批处理|静态批处理", low)
+    if m:
+        out["batch_policy"] = (m.group(0), m.start(), m.end())
+    m = re.search(r"no\s+(?:mtp|speculative|spec\w*\s+decod\w*|draft)|without\s+(?:mtp|speculative|spec\w*|draft|eagle)|"
+                  r"spec(?:ulative)?[\s\-_]decod\w*\s*(?:off|disabled)|mtp\s+(?:off|disabled)|"
+                  r"不开(?:启)?\s*(?:投机|推测|mtp)|关闭\s*(?:投机|推测|mtp)|未开启?\s*(?:投机|推测|mtp)|无\s*(?:投机|mtp)", low)
+    if m:
+        out["speculative_decoding"] = (False, m.start(), m.end())
+    else:
+        m = re.search(r"speculative|spec[\s\-_]decod|\bmtp\b|eagle[\s\-]?\d?\b|medusa|draft[\s\-]model|lookahead[\s\-]decod|"
+                      r"投机解码|推测解码|n-?gram\s+spec|多\s*token\s*预测", low)
+        if m:
+            out["speculative_decoding"] = (True, m.start(), m.end())
+    m = re.search(r"no\s+prefix[\s\-]cach\w*|prefix[\s\-]cach\w*\s*(?:off|disabled)|without\s+prefix|无前缀缓存|关闭前缀缓存", low)
+    if m:
+        out["prefix_cache"] = (False, m.start(), m.end())
+    else:
+        m = re.search(r"prefix[\s\-]cach|\bapc\b|radix[\s\-]?(?:cache|attention)|前缀缓存", low)
+        if m:
+            out["prefix_cache"] = (True, m.start(), m.end())
+    m = re.search(r"enforce[\s\-_]eager|no\s+cuda[\s\-]?graphs?|cuda[\s\-]?graphs?\s*(?:off|disabled)|eager\s+mode", low)
+    if m:
+        out["cuda_graph"] = (False, m.start(), m.end())
+    else:
+        m = re.search(r"cuda[\s\-]?graphs?", low)
+        if m:
+            out["cuda_graph"] = (True, m.start(), m.end())
+    return out
+
+
+# --------------------------------------------------------------------------- footprints
+
+_GB = r"(?P<gb>\d+(?:\.\d+)?)\s*(?P<u>gib|gb|g|tb)\b"
+
+
+def footprint_words(t: str) -> dict:
+    """Stated memory footprints: ``weights_gb`` ("14GB of weights", "a 65 GB download"),
+    ``memory_used_gb`` and ``memory_used_scope`` (``per_gpu`` or ``total``; "显存占用约 65GB",
+    "182GB per card"), ``host_memory_gb`` ("18.5 GB in system RAM"), ``gpu_layers`` and
+    ``total_layers`` ("16 of 80 layers on the GPU", "-ngl 99"), ``n_cpu_moe`` ("--n-cpu-moe 36").
+    Sizes in GB as written (GiB and GB both read as the number given)."""
+    out: dict[str, Hit] = {}
+
+    def gb(m: re.Match) -> float:
+        v = float(m.group("gb"))
+        return v * 1000 if m.group("u").lower() == "tb" else v
+
+    m = (re.search(rf"{_GB}\s*(?:of\s+)?(?:model\s+)?(?:weights?|parameters|model\s+file|file|download|on\s+disk|checkpoint)", t, re.I)
+         or re.search(rf"(?:weights?|model\s+(?:size|file)|file\s+size|权重|模型(?:文件)?大小)\s*(?:is|are|of|:|=|约|为|占)?\s*(?:about|~|约)?\s*{_GB}", t, re.I))
+    m = re.search(rf"(?:压到|压缩到|shrunk\s+to|quantized\s+(?:down\s+)?to|down\s+to)\s*(?:约|about|~)?\s*{_GB}", t, re.I) or m
+    if m:
+        out["weights_gb"] = (gb(m), m.start(), m.end())
+    m = (re.search(rf"{_GB}\s*(?:of\s+|in\s+)?(?:the\s+)?(?:system\s+|host\s+|cpu\s+)?(?:ram|dram|ddr\d?|memory)\s*(?:used)?(?!\s*bandwidth)"
+                   r"(?<!vram)", t, re.I) if re.search(r"system\s+ram|host\s+(?:ram|memory)|cpu\s+(?:ram|memory)|\bdram\b|内存", t, re.I) else None)
+    if m and re.search(r"system|host|cpu|dram|ddr|ram(?!\s*\w)", t[m.start():m.end() + 6], re.I) \
+            and not re.search(r"vram|显存|gpu", t[m.start():m.end()], re.I):
+        out["host_memory_gb"] = (gb(m), m.start(), m.end())
+    m = re.search(rf"内存(?:占用|使用)?\s*(?:约|大约|为)?\s*{_GB}", t, re.I)
+    if m and "host_memory_gb" not in out:
+        out["host_memory_gb"] = (gb(m), m.start(), m.end())
+    m = (re.search(rf"(?:显存|vram|gpu\s+memory|memory)\s*(?:占用|使用|usage|used|use|consumption|footprint)\s*(?:is|of|:|=|约|为|达到?)?\s*(?:about|~|约)?\s*{_GB}"
+                   r"(?P<per>\s*(?:per|/|each|每)\s*(?:gpu|card|卡))?", t, re.I)
+         or re.search(rf"{_GB}\s*(?:of\s+)?(?:vram|显存|gpu\s+memory)\s*(?:used|usage|occupied|占用)"
+                      r"(?P<per>\s*(?:per|/|each|每)\s*(?:gpu|card|卡))?", t, re.I)
+         or re.search(rf"(?:using|uses|used|consum\w+|occup\w+|占用了?)\s*(?:about|~|约)?\s*{_GB}"
+                      r"(?P<per>\s*(?:per|/|each|每)\s*(?:gpu|card|卡))?(?:\s*(?:of\s+)?(?:vram|显存|gpu\s+memory))", t, re.I)
+         or re.search(rf"{_GB}(?P<per>\s*(?:per|/|each|每)\s*(?:gpu|card|卡))\s*(?:used|occupied|of\s+(?:vram|memory))", t, re.I)
+         or re.search(rf"(?:memory|vram|显存|内存)\s+(?:use\s+|usage\s+)?(?:spik|peak|ris|climb|jump|grow|hitt)\w*\s+(?:up\s+)?to\s*{_GB}"
+                      r"(?P<per>)", t, re.I))
+    if m:
+        out["memory_used_gb"] = (gb(m), m.start(), m.end())
+        scope = "per_gpu" if (m.group("per") or re.search(r"每卡|单卡|per\s+(?:gpu|card)", t[max(0, m.start() - 12):m.end() + 12], re.I)) else "total"
+        out["memory_used_scope"] = (scope, m.start(), m.end())
+    m = re.search(r"(?P<g>\d+)\s*(?:of|/|out\s+of)\s*(?P<all>\d+)\s*layers?\s*(?:on|in|offloaded\s+to)\s*(?:the\s+)?(?:gpu|vram)", t, re.I)
+    if m:
+        out["gpu_layers"] = (int(m.group("g")), m.start(), m.end())
+        out["total_layers"] = (int(m.group("all")), m.start(), m.end())
+    else:
+        m = re.search(r"(?:-ngl|--n-gpu-layers|n_gpu_layers|gpu[\s_\-]layers)\s*[=:]?\s*(?P<g>\d+)", t, re.I)
+        if m:
+            out["gpu_layers"] = (int(m.group("g")), m.start(), m.end())
+    m = re.search(r"(?:--n-cpu-moe|n_cpu_moe|-ncmoe)\s*[=:]?\s*(?P<n>\d+)", t, re.I)
+    if m:
+        out["n_cpu_moe"] = (int(m.group("n")), m.start(), m.end())
+    return out

@@ -1,0 +1,458 @@
+"""What a claim ran on and at which precision, as the judge reads it (:mod:`tokcheck.core.verdict`).
+
+- :func:`read_words`: setup details the claim reader does not report as fields yet (one request,
+  CPU only, experts on the CPU, offload, row split, a stated bits-per-weight, a share of experts
+  offloaded, MLX, serving words) — plain regexes on the claim's text.
+- :func:`read_setup` / :func:`sized`: the GPUs, their count and layout (tensor × pipeline
+  parallel; llama.cpp's layer split is a pipeline), a stated unified-memory size, the host memory
+  offloaded weights would be read from (:mod:`tokcheck.core.hostmem`), and an unstated count of
+  datacenter GPUs or chip accelerators sized to the weights.
+- :func:`read_precisions`: the precisions to judge at (stated, shipped vs BF16 for "full
+  precision", inferred from a stated footprint, what fits, the usual quantized files of engines
+  that run them) and the footprint findings (impossible ones included).
+
+Pure: Claim (+ catalog) in, dataclasses out.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+
+from tokcheck.core.architecture import ModelSpec, total_params
+from tokcheck.core.catalog import GIB, GpuSpec, gpus
+from tokcheck.core.claim import Claim
+from tokcheck.core.hostmem import HostMemory, find_host_memory
+from tokcheck.core.precision import (
+    bpw_name,
+    canonical_precision,
+    describe_scheme,
+    gguf_base,
+    precision_info,
+    scheme_for,
+)
+from tokcheck.core.roofline import weights_bytes
+from tokcheck.core.units import plain_number as fmt
+from tokcheck.errors import TokcheckError
+
+#: Engines whose multi-GPU default splits the layers across GPUs (a pipeline: one stream gets
+#: one GPU's bandwidth at a time) — llama.cpp's --split-mode layer, Ollama, LM Studio, exo.
+LAYER_SPLIT_ENGINES = ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "KTransformers", "MLX")
+#: Engines that run quantized files by default: an unstated precision is judged down to the
+#: usual 4-bit file (Ollama's default tags are Q4_K_M).
+QUANTIZED_FILE_ENGINES = ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "MLX", "ExLlamaV2", "KTransformers")
+#: The narrowest weights a format stores (IQ1_S: 50 bytes per 256 weights = 1.5625 bits); a
+#: footprint that implies fewer bits per weight cannot hold the model.
+MIN_BITS_PER_WEIGHT = 1.5
+
+
+def _gb(x: float) -> str:
+    return f"{x / 1e9:,.1f} GB"
+
+
+# ------------------------------------------------------------------ words the judge reads itself
+# (setup details the claim reader does not report as fields yet; each is a plain regex on the
+# claim's text and stays here until the reader reports it)
+
+_SINGLE = re.compile(r"single[\s\-](?:request|stream|user|sequence|query)|one\s+request|one\s+query|for\s+1\s+query|"
+                     r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)|at\s+batch\s+1(?!\d)|\bbs\s*=?\s*1\b|"
+                     r"单请求|单并发|单用户|单路|单流|concurrency\s*(?:of\s*|=\s*)?1(?!\d)", re.I)
+_CPU_ONLY = re.compile(r"cpu[\s\-]only|only\s+(?:the\s+)?cpu|pure[\s\-]cpu|纯\s*cpu|純\s*cpu|没有\s*gpu|無\s*gpu|"
+                       r"without\s+(?:a\s+)?gpu|no\s+gpu|cpu\s+fallback", re.I)
+_ALL_EXPERTS_CPU = re.compile(r"--cpu-moe\b|exps\s*=\s*cpu|experts?\s+(?:weights?\s+|layers?\s+)?(?:on|to)\s+the\s+cpu|"
+                              r"all\s+(?:\S+\s+){0,3}expert\s+layers\s+run\s+on|all\s+moe\s+(?:layers|blocks)\s+(?:on|to)|"
+                              r"moe\s+层\s*卸载|专家层卸载到\s*cpu|experts?\s+on\s+(?:the\s+)?cpu|"
+                              r"all\s+moe\s+layers\s+offloaded", re.I)
+_OFFLOAD = re.compile(r"offload|卸载|system\s+ram|\bdram\b|host\s+memory|cpu\s+memory|-ngl\b|n-cpu-moe|cpu-moe|"
+                      r"layers?\s+on\s+the\s+gpu|-ot\b|override-tensor", re.I)
+_ROW_SPLIT = re.compile(r"row\s+split|split[\s\-]mode\s+row|-sm\s+row|tensor[\s\-]parallel|\btp\s*=?\s*\d|-tp\b", re.I)
+_SPEC_WORDS = re.compile(r"speculative|draft|\bmtp\b|eagle|medusa|投机|推测", re.I)
+_BPW_WORDS = re.compile(r"(?<![\d.])(?P<b>[1-8](?:\.\d+)?)\s*(?:bpw\b|bits?\s+per\s+weight|-bit\b|bit\)|位\b)", re.I)
+_EXPERT_SHARE = re.compile(r"(?P<p>\d{1,3})\s*%\s*of\s+(?:the\s+)?(?:moe\s+|expert\s+)?(?:experts?|expert\s+layers|moe\s+layers)"
+                           r"\s+(?:offloaded|on\s+the\s+cpu|in\s+(?:system\s+)?ram|to)", re.I)
+_MLX = re.compile(r"\bmlx\b", re.I)
+_OUTPUT_WORDS = re.compile(r"output|generat|decode|decoding|输出|生成|出字|解码", re.I)
+#: Words that put a bare figure in a serving or benchmark context, where a number no single
+#: stream can reach is read as throughput (MLPerf results, prompt sets, batches, clusters).
+_SERVING_CONTEXT = re.compile(r"mlperf|offline|server\s+scenario|throughput|\bprompts\b|requests|\bbatch|concurren|"
+                              r"\bserv(?:e|es|ed|ing)\b|"
+                              r"\busers\b|sharegpt|benchmark_serving|\bitl\b|inter-token|\bcluster|\brack\b|\bnodes?\b|"
+                              r"批量|并发|吞吐|请求|集群|节点|qps", re.I)
+#: Words of a serving benchmark that fires many requests at once (a request count, a serving
+#: harness, MLPerf): its bare tok/s figures are totals over the requests in flight.
+_BENCH_SERVING = re.compile(r"benchmark_serving|sharegpt|mlperf|\bgenai-perf|\bguidellm|"
+                            r"\b\d[\d,]*\s+(?:concurrent\s+)?(?:requests|prompts|users)\b|"
+                            r"\d+\s*个?(?:请求|并发)", re.I)
+#: Engines people run on their own machines, which offload to CPU RAM when the GPU is too small.
+LOCAL_ENGINES = ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "KTransformers", "MLX", "ExLlamaV2")
+
+
+@dataclass
+class Words:
+    single: bool = False
+    cpu_only: bool = False
+    all_experts_on_cpu: bool = False
+    offload: bool = False
+    row_split: bool = False
+    bpw: float | None = None
+    expert_share: float | None = None
+    mlx: bool = False
+
+
+def read_words(text: str, engine: str | None) -> Words:
+    t = text or ""
+    bpw = _BPW_WORDS.search(t)
+    share = _EXPERT_SHARE.search(t)
+    return Words(single=bool(_SINGLE.search(t)), cpu_only=bool(_CPU_ONLY.search(t)),
+                  all_experts_on_cpu=bool(_ALL_EXPERTS_CPU.search(t)) or engine == "KTransformers",
+                  offload=bool(_OFFLOAD.search(t)) or engine == "KTransformers" or bool(share),
+                  row_split=bool(_ROW_SPLIT.search(t)),
+                  bpw=float(bpw.group("b")) if bpw else None,
+                  expert_share=int(share.group("p")) / 100 if share and int(share.group("p")) <= 100 else None,
+                  mlx=bool(_MLX.search(t)) or engine == "MLX")
+
+
+# ------------------------------------------------------------------------------- the setup
+
+@dataclass
+class Setup:
+    """The hardware a claim ran on, as the judge reads it."""
+
+    gpu: GpuSpec | None
+    count: int = 1
+    tp: int = 1
+    pp: int = 1
+    replicas: int = 1
+    why: str = ""
+    memory_bytes: float | None = None  # per device (a stated unified-memory size overrides the row)
+    host: HostMemory | None = None
+    cpu_only: bool = False
+    auto_count: bool = False   # the count is not stated: sized to hold the weights
+    can_offload: bool = True   # a setup that would spill weights to host RAM (local engines, desktops)
+
+    @property
+    def capacity(self) -> float | None:
+        m = self.memory_bytes if self.memory_bytes is not None else (self.gpu.memory_bytes if self.gpu else None)
+        return None if m is None else m * self.count
+
+    def to_json(self) -> dict:
+        return {"gpu": self.gpu.name if self.gpu else None, "gpu_count": self.count, "tensor_parallel": self.tp,
+                "pipeline_parallel": self.pp, "replicas": self.replicas, "why": self.why,
+                "memory_bytes_per_device": self.memory_bytes if self.memory_bytes is not None else
+                (self.gpu.memory_bytes if self.gpu else None), "cpu_only": self.cpu_only,
+                "host_memory": None if self.host is None else {"name": self.host.name,
+                                                               "bandwidth_bytes_per_s": self.host.bandwidth_bytes_per_s,
+                                                               "why": self.host.why, "stated": self.host.stated}}
+
+
+def _host_device(host: HostMemory) -> GpuSpec:
+    """A host memory system as the device of a CPU-only run."""
+    return GpuSpec(name=f"CPU with {host.name}", memory_bytes=int(host.capacity_bytes) if host.capacity_bytes else None,
+                   peak_bandwidth_bytes_per_s=host.bandwidth_bytes_per_s, achievable_fraction=host.achievable_fraction,
+                   achievable_source="host memory: STREAM-style tests reach ~65–78 % of the DDR wire rate",
+                   source=host.why, checked="n/a", kind="host_memory")
+
+
+def read_setup(claim: Claim, gpu: GpuSpec | None, words: Words, notes: list[str]) -> Setup:
+    f, foot = claim.fields, claim.footprint
+    count = int(f.get("gpu_count") or 1)
+    engine = f.get("engine")
+    if gpu is None:
+        if words.cpu_only or (f.get("engine") and not words.offload and _mentions_cpu(claim.text)):
+            host = find_host_memory(claim.text, None)
+            if host.stated:
+                return Setup(gpu=_host_device(host), count=1, why=f"CPU only: {host.why}", host=host, cpu_only=True)
+        return Setup(gpu=None, count=count)
+    mem = None
+    stated = f.get("gpu_memory_gb")
+    if stated and gpu.kind in ("apple", "soc") and gpu.memory_bytes and stated * 1e9 < gpu.memory_bytes * 1.1:
+        mem = float(stated) * GIB
+        notes.append(f"{gpu.name} with {fmt(stated)} GB of unified memory, as stated")
+    tp = foot.get("tensor_parallel")
+    pp = foot.get("pipeline_parallel")
+    if pp and (pp > 64 or pp > max(count, tp or 1) * 8):
+        pp = None  # "pp 512" in a llama-bench line is a prompt length, not a pipeline
+    if tp and tp > count and not f.get("gpu_count"):
+        count = tp * (pp or 1)
+    if tp and tp > 64:
+        tp = None
+    why = ""
+    if tp or pp:
+        tp, pp = int(tp or max(1, count // int(pp or 1))), int(pp or max(1, count // int(tp or 1)))
+        if tp * pp > count:
+            count = tp * pp
+        why = f"tensor parallel {tp} × pipeline parallel {pp} as stated"
+    elif count > 1 and engine in LAYER_SPLIT_ENGINES and not words.row_split:
+        tp, pp = 1, count
+        why = (f"{engine}'s default splits the layers across the {count} GPUs: they run one after another, "
+               "so one stream gets one GPU's bandwidth at a time")
+    else:
+        tp, pp = count, 1
+        if count > 1:
+            why = f"tensor parallel over the {count} GPUs assumed (the most favourable reading)"
+    replicas = max(1, count // (tp * pp))
+    host = find_host_memory(claim.text, gpu.kind) if gpu.kind not in ("host_memory", "accelerator") else None
+    auto = not f.get("gpu_count") and not (foot.get("tensor_parallel") or foot.get("pipeline_parallel")) \
+        and gpu.kind in ("datacenter", "amd_datacenter", "accelerator")
+    can_offload = host is not None and (words.offload or engine in LOCAL_ENGINES or (
+        engine is None and gpu.kind not in ("datacenter", "amd_datacenter")))
+    return Setup(gpu=gpu, count=count, tp=tp, pp=pp, replicas=replicas, why=why, memory_bytes=mem, host=host,
+                 auto_count=auto, can_offload=can_offload)
+
+
+def sized(setup: Setup, w: float) -> Setup:
+    """The setup with its unstated GPU count sized to the weights: a chip accelerator gets the
+    chips the weights need, run as a pipeline (Groq, Cerebras); a datacenter GPU the smallest of
+    1, 2, 4, 8 (tensor parallel) or 16, 32, 64, 72 (8-way tensor parallel × pipeline) that holds them."""
+    if setup.gpu is None or not setup.gpu.memory_bytes:
+        return setup
+    per = (setup.memory_bytes or setup.gpu.memory_bytes) * 0.9
+    # "each LPU has 230 MB": one chip of a chip accelerator is never the serving system
+    one_chip = setup.gpu.kind == "accelerator" and setup.count <= 1 and w > per
+    if not setup.auto_count and not one_chip:
+        return setup
+    if setup.gpu.kind == "accelerator":
+        n = max(1, math.ceil(w * 1.1 / per))
+        said = "the count is not stated" if setup.auto_count else f"one {setup.gpu.name} holds {_gb(per / 0.9)}"
+        return replace(setup, count=n, tp=1, pp=n, replicas=1, auto_count=True,
+                       why=f"{said}: {n} × {setup.gpu.name} hold the weights ({_gb(w)}), run as a pipeline "
+                           "(one stream visits them in turn)")
+    if w <= per:
+        return setup
+    for n in (2, 4, 8, 16, 32, 64, 72):
+        if w <= per * n:
+            tp, pp = min(n, 8), max(1, n // 8)
+            return replace(setup, count=n, tp=tp, pp=pp, replicas=1,
+                           why=f"the GPU count is not stated: {n} × {setup.gpu.name} is the smallest that holds the "
+                               f"weights ({_gb(w)}); tensor parallel {tp}" + (f" × pipeline {pp}" if pp > 1 else ""))
+    return setup
+
+
+def _mentions_cpu(text: str) -> bool:
+    from tokcheck.core.hostmem import cpus
+    from tokcheck.core.names import find_all_in_text
+
+    return bool(find_all_in_text(text or "", [(c["name"], c["aliases"]) for c in cpus()], min_len=4))
+
+
+# ------------------------------------------------------------------------------ precision readings
+
+@dataclass
+class Reading:
+    """One precision the claim can be judged at."""
+
+    label: str            # what the reports show: "FP8", "Q4_K_M", "released (FP8 …)", "4.84bpw"
+    precision: str        # what the roofline takes: a canonical name or "released"
+    model: ModelSpec      # with the per-part scheme the reading implies (released_weights)
+    why: str
+    stated: bool          # the claim pins this precision
+    fallback: bool = False  # chosen because a wider one cannot fit
+
+
+def _scheme_model(m: ModelSpec, scheme: dict) -> ModelSpec:
+    return replace(m, released_weights=dict(scheme))
+
+
+def _all_parts(name: str) -> dict:
+    return {"default": name, "embedding": name, "lm_head": name, "router": name, "other": name}
+
+
+def _released_names(m: ModelSpec) -> set[str]:
+    return {canonical_precision(v) for v in m.released_weights.values()}
+
+
+def _reading_for(name: str, m: ModelSpec, engine: str | None, why: str, stated: bool, gguf: bool = False,
+                 mlx: bool = False) -> Reading:
+    """The reading of a named format on ``m``: the shipped scheme when it is the released format;
+    GGUF files (whole-file bits, every tensor) keep a model's shipped MXFP4 experts; MLX
+    quantizes embeddings too (4-bit = 4.5 bits per weight with group 64)."""
+    if gguf and name in ("INT8", "INT4"):  # llama.cpp has no INT8/INT4: its 8-bit type is Q8_0, its usual 4-bit Q4_K_M
+        name = "Q8_0" if name == "INT8" else "Q4_K_M"
+        why += f"; in llama.cpp that is {name}"
+    p = precision_info(name)
+    rel = m.released_weights
+    if gguf and rel.get("experts") == "MXFP4" and m.is_moe and name == "MXFP4":
+        scheme = {**_all_parts("Q8_0"), "experts": "MXFP4"}
+        return Reading("MXFP4 GGUF (experts MXFP4, other tensors Q8_0)", "released", _scheme_model(m, scheme),
+                       why + "; llama.cpp's MXFP4 GGUFs keep the non-expert tensors in Q8_0 (ggml-org's gpt-oss-120b "
+                       "file: 59.02 GiB = 114.7 B experts × 4.25 bits + 2.1 B others × 8.5 bits)", stated)
+    if name in _released_names(m) and not p.full_precision:
+        return Reading(f"{name} as released ({describe_scheme(scheme_for('released', rel))})", "released", m, why, stated)
+    if p.kind in ("gguf_tensor", "gguf_file") or p.kind == "bpw":
+        scheme = _all_parts(name)
+        if rel.get("experts") in ("MXFP4",) and m.is_moe:
+            scheme["experts"] = "MXFP4"
+            why += "; the GGUF keeps the shipped MXFP4 experts"
+        return Reading(name, "released", _scheme_model(m, scheme), why, stated)
+    if (engine == "MLX" or mlx) and name in ("INT4", "INT8"):
+        bits = 4.5 if name == "INT4" else 8.5
+        nm = bpw_name(bits)
+        return Reading(f"MLX {name[3:]}-bit ({bits:g} bits per weight)", "released", _scheme_model(m, _all_parts(nm)),
+                       why + f"; MLX {name[3:]}-bit stores one FP16 scale and bias per 64 weights: {bits:g} bits, "
+                       "embeddings and lm_head included", stated)
+    return Reading(name, name, m, why, stated)
+
+
+def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, notes: list[str]) -> tuple[list[Reading], list[dict]]:
+    """The precisions to judge at, and footprint findings (impossible ones included)."""
+    f, foot = claim.fields, claim.footprint
+    engine = f.get("engine")
+    stated_p, quant = f.get("precision"), f.get("quantization")
+    findings: list[dict] = []
+    released_full = not (_released_names(m) - {"BF16", "FP16", "FP32"})
+    rel_label = f"released ({describe_scheme(scheme_for('released', m.released_weights))})"
+    tot = total_params(m)
+
+    def full_readings(why_words: str) -> list[Reading]:
+        bf16 = Reading("BF16", "BF16", m, f"{why_words}: BF16/FP16 weights (the guide's full precision)", True)
+        if released_full:
+            return [bf16]
+        return [Reading(rel_label, "released", m, f"{why_words} of a model that ships "
+                        f"{describe_scheme(scheme_for('released', m.released_weights))}: the shipped format", True), bf16]
+
+    # --- stated footprints
+    stated_mem = f.get("gpu_memory_gb")
+    if stated_mem and setup.gpu is not None and setup.gpu.kind not in ("apple", "soc", "host_memory", "accelerator") \
+            and setup.gpu.memory_bytes:
+        card = setup.gpu.memory_bytes / GIB
+        ratio = stated_mem / card
+        family = setup.gpu.name.split()[0]
+        variants = [g.memory_bytes / GIB for g in gpus() if g.memory_bytes and g.name.split()[0].startswith(family)]
+        if ratio > 1.15 and abs(ratio - round(ratio)) > 0.05 and not any(abs(v - stated_mem) <= 0.05 * v for v in variants):
+            findings.append({"check": "memory_stated_vs_card", "ok": False, "severity": "needs_explanation",
+                             "text": f"a {setup.gpu.name} has {card:g} GB, not {fmt(stated_mem)} GB"})
+    weights_gb = foot.get("weights_gb")
+    used, scope = foot.get("memory_used_gb"), foot.get("memory_used_scope")
+    if used and setup.gpu is not None and setup.gpu.kind != "host_memory":
+        per_dev = (setup.memory_bytes if setup.memory_bytes is not None else setup.gpu.memory_bytes) or 0
+        per_used = used * 1e9 if scope == "per_gpu" or setup.count == 1 else used * 1e9 / setup.count
+        if stated_mem:
+            # both written in the text's own unit ("16GB unified memory", "spiking to 16.8 GB"):
+            # compare them as written, not one in GiB and the other in GB
+            per_dev = stated_mem * 1e9
+        if per_dev and per_used > per_dev * 1.02:
+            findings.append({"check": "memory_used_vs_capacity", "ok": False,
+                             "text": f"{fmt(used)} GB used {'per card' if setup.count > 1 else ''} is more than the "
+                                     f"{per_dev / 1e9:,.1f} GB a {setup.gpu.name} has"})
+    if weights_gb:
+        bits = weights_gb * 1e9 * 8 / tot
+        findings.append({"check": "weights_footprint", "ok": bits >= MIN_BITS_PER_WEIGHT,
+                         "text": f"{fmt(weights_gb)} GB of weights for {tot / 1e9:,.1f} B parameters is "
+                                 f"{bits:.2f} bits per weight"})
+        if bits < MIN_BITS_PER_WEIGHT:
+            findings[-1]["text"] += f": below the {MIN_BITS_PER_WEIGHT:g} bits of the narrowest format (IQ1_S)"
+    if used and not words.offload and (scope == "total" or setup.count == 1):
+        bits = used * 1e9 * 8 / tot
+        if bits < MIN_BITS_PER_WEIGHT:
+            findings.append({"check": "memory_used_vs_weights", "ok": False,
+                             "text": f"{fmt(used)} GB of memory cannot hold {tot / 1e9:,.1f} B parameters: "
+                                     f"{bits:.2f} bits per weight, below the {MIN_BITS_PER_WEIGHT:g} of the narrowest format"})
+
+    # --- stated precision
+    name = None
+    if stated_p and stated_p != "full":
+        for cand in (stated_p, quant):
+            if not cand:
+                continue
+            try:
+                name = canonical_precision(cand)
+                break
+            except TokcheckError:
+                continue
+        if name and gguf_base(stated_p):
+            notes.append(gguf_base(stated_p)[1])
+    if stated_p == "full" or (not stated_p and quant == "none"):
+        return full_readings("'full precision' / 'no quantization'"), findings
+    gguf = quant == "GGUF" or engine in ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "KTransformers")
+    if name:
+        r = _reading_for(name, m, engine, f"{stated_p} as stated", True, gguf=gguf, mlx=words.mlx)
+        if weights_gb and r.stated:
+            w = weights_bytes(r.model, r.precision)
+            if weights_gb * 1e9 < 0.8 * w:
+                findings.append({"check": "weights_vs_stated_precision", "ok": False,
+                                 "text": f"{fmt(weights_gb)} GB of weights cannot be {tot / 1e9:,.1f} B parameters at "
+                                         f"{r.label} ({_gb(w)})"})
+        return [r], findings
+    if quant and quant not in ("none", "yes") and not stated_p:
+        try:
+            return [_reading_for(canonical_precision(quant), m, engine, f"{quant} as stated", True, gguf=gguf,
+                                 mlx=words.mlx)], findings
+        except TokcheckError:
+            pass
+    if words.bpw and not stated_p:
+        nm = bpw_name(words.bpw)
+        return [Reading(f"{words.bpw:g} bits per weight", "released", _scheme_model(m, _all_parts(nm)),
+                        f"{words.bpw:g} bits per weight as stated", True)], findings
+
+    # --- unstated: a footprint says the bits
+    if weights_gb and weights_gb * 1e9 * 8 / tot >= MIN_BITS_PER_WEIGHT:
+        bits = min(16.0, weights_gb * 1e9 * 8 / tot)
+        nm = bpw_name(bits)
+        return [Reading(f"{bits:.3g} bits per weight", "released", _scheme_model(m, _all_parts(nm)),
+                        f"inferred from {fmt(weights_gb)} GB of weights: {bits:.2f} bits per weight", False)], findings
+    if used and not words.offload and setup.gpu is not None:
+        total_used = used * 1e9 * (setup.count if scope == "per_gpu" else 1)
+        bits = total_used * 8 / tot
+        rel_bits = weights_bytes(m, "released") * 8 / tot
+        if MIN_BITS_PER_WEIGHT <= bits < rel_bits:
+            nm = bpw_name(bits)
+            return [Reading(f"at most {bits:.3g} bits per weight", "released", _scheme_model(m, _all_parts(nm)),
+                            f"the stated {fmt(used)} GB in use holds the weights: at most {bits:.2f} bits per weight",
+                            False)], findings
+
+    # --- unstated: the released weights, else what fits, else the usual quantized files
+    out = [Reading(rel_label, "released", m, "precision not stated: the model's released weights", False)]
+    quantized_engine = engine in QUANTIZED_FILE_ENGINES
+    cap = setup.capacity
+    fits = cap is None or weights_bytes(m, "released") <= cap * 0.95 or words.offload
+    if quantized_engine or not fits:
+        why = (f"precision not stated and {engine} runs quantized files (Ollama's default tags are Q4_K_M)"
+               if quantized_engine else "precision not stated and the released weights cannot fit the stated memory")
+        ladder = ["FP8", "INT4"] if not quantized_engine else ["Q8_0", "Q6_K", "Q4_K_M"]
+        for p in ladder:
+            if p in _released_names(m):
+                continue
+            r = _reading_for(p, m, engine, why, False)
+            r.fallback = True
+            out.append(r)
+    return out, findings
+
+
+__all__ = ["LAYER_SPLIT_ENGINES", "LOCAL_ENGINES", "MIN_BITS_PER_WEIGHT", "QUANTIZED_FILE_ENGINES", "Reading", "Setup", "Words",
+           "read_precisions", "read_setup", "read_words", "sized"]
+
+
+# ------------------------------------------------------------------------------ models named by size
+
+#: "a 70B model", "7B Q4_0", "7b 模型": a parameter count standing for a model. An active-parameter
+#: tag ("30B-A3B") or mixture-of-experts words make a dense stand-in wrong, so none is taken then.
+_SIZE = re.compile(r"(?<![\w.])(\d{1,4}(?:\.\d+)?)\s?[bB](?![\w+])")
+_MOE_WORDS = re.compile(r"\bmoe\b|mixture|混合专家|专家|\bexperts?\b|(?<![\w.])A\d+(?:\.\d+)?B\b", re.I)
+#: How far a stand-in's parameter count may be from the stated size.
+STAND_IN_TOLERANCE = 0.12
+
+
+def size_mentions(text: str) -> list[tuple[int, float]]:
+    """``[(position, billions)]`` of the bare sizes in ``text`` ("a 70B model" → 70); none when
+    the text speaks of a mixture of experts."""
+    if not text or _MOE_WORDS.search(text):
+        return []
+    return [(m.start(), float(m.group(1))) for m in _SIZE.finditer(text) if 0.1 <= float(m.group(1)) <= 2000]
+
+
+def dense_stand_in(billions: float) -> ModelSpec | None:
+    """The catalog's dense model with 16-bit released weights whose total parameters are nearest
+    ``billions`` (within 12 %): the architecture a model named only by its size is judged with —
+    the bound depends on the bytes read per token, which the size and precision set."""
+    from tokcheck.core.catalog import models
+
+    best = None
+    for m in models():
+        if m.is_moe or any(canonical_precision(v) not in ("BF16", "FP16", "FP32") for v in m.released_weights.values()):
+            continue
+        d = abs(total_params(m) / 1e9 - billions) / billions
+        key = (round(d, 3), len(m.name), m.name)  # equal sizes: the plainest name (a base model)
+        if d <= STAND_IN_TOLERANCE and (best is None or key < best[0]):
+            best = (key, m)
+    return best[1] if best else None

@@ -1,0 +1,350 @@
+"""The claim reader on each kind of real-world phrasing, with the true value.
+
+The texts are made up in the shape of real public claims (the corpus in tests/data/claims holds
+the real ones, measured by benchmarks/claims_corpus.py); each assertion is what the words state.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tokcheck.core.claim import parse_claim
+
+
+def head(text):
+    c = parse_claim(text)
+    return c, c.headline
+
+
+# --- 1. a word or a unit form between the number and the unit ----------------------------------
+
+@pytest.mark.parametrize("text, value, unit, metric", [
+    ("only 30 output tokens/s for a single request", 30, "tok/s", "generation_tok_s"),
+    ("the cluster sustains 34,491 total tokens/s", 34491, "tok/s", "aggregate_throughput"),
+    ("a rack serves 1.5 million tokens per second", 1.5e6, "tok/s", "aggregate_throughput"),
+    ("the 8B model gives 40+ token/s", 40, "tok/s", "generation_tok_s"),
+    ("13,386 output tokens per second per GPU on the rack", 13386, "tok/s", "aggregate_throughput"),
+    ("Qwen3-8B at 108 T/s", 108, "tok/s", "generation_tok_s"),
+    ("Llama 3.1 70B Q4 runs 22 t/s", 22, "tok/s", "generation_tok_s"),
+    ("the 4090 does 0.42 秒/1k tokens", 0.42, "s/1k tok", None),
+    ("decode costs 12 ms/token on one H100", 12, "ms/tok", "tpot"),
+    ("gpt-oss-20b ran at 132,75 TPS on Vulkan", 132.75, "tok/s", "generation_tok_s"),
+])
+def test_unit_forms(text, value, unit, metric):
+    _, h = head(text)
+    assert (h.value, h.unit, h.metric) == (pytest.approx(value), unit, metric)
+
+
+def test_ttft_change_in_chinese_keeps_the_result():
+    c, h = head("优化后 TTFT 从 35.15 秒降到 8.66 秒")
+    assert [(f.value, f.unit, f.metric) for f in c.figures] == [(35.15, "s", "ttft"), (8.66, "s", "ttft")]
+    assert h.value == 8.66
+
+
+# --- 2. several figures, each with its role ----------------------------------------------------
+
+def test_prefill_and_generation():
+    c, h = head("on a 3090: prompt processing 4668 tok/s, generation 93 tok/s")
+    assert [(f.value, f.metric) for f in c.figures] == [(4668, "prefill_tok_s"), (93, "generation_tok_s")]
+    assert h.value == 93
+
+
+def test_prefill_and_generation_chinese_up_to():
+    c, h = head("KTransformers 预处理最高 286 tokens/s，生成最高 14 tokens/s")
+    assert [(f.metric, f.qualifier) for f in c.figures] == [("prefill_tok_s", "up_to"), ("generation_tok_s", "up_to")]
+    assert h.value == 14
+
+
+def test_single_stream_and_aggregate_each_keep_their_concurrency():
+    c, h = head("210 tok/s single-stream and ~700 tok/s aggregate across 10 concurrent requests")
+    a, b = c.figures
+    assert (a.value, a.scope, a.concurrency) == (210, "request", 1)
+    assert (b.value, b.scope, b.metric, b.concurrency, b.qualifier) == (700, "aggregate", "aggregate_throughput", 10, "approx")
+    assert h is a and c.fields["concurrency"] == 1
+
+
+def test_speculative_decoding_figure_is_the_headline():
+    c, h = head("158 tok/s plain, 373 tok/s with MTP")
+    assert [f.spec_decoding for f in c.figures] == [False, True]
+    assert h.value == 373 and c.fields["speculative_decoding"] is True
+
+
+def test_per_user_and_maximum_throughput():
+    c, h = head("DeepSeek-R1 at 250 tokens per second per user, or 30,000 tokens per second maximum throughput")
+    a, b = c.figures
+    assert (a.scope, a.metric) == ("user", "generation_tok_s")
+    assert (b.scope, b.metric) == ("aggregate", "aggregate_throughput")
+    assert h is a
+
+
+@pytest.mark.parametrize("text, value, qualifier", [
+    ("Qwen3-32B 20~30 tok/s", (20, 30), None),
+    ("Llama 3.1 8B at 190-195 tok/s", (190, 195), None),
+    ("gpt-oss-120b up to 60 tok/s", 60, "up_to"),
+    ("gpt-oss-120b over 60 tok/s", 60, "over"),
+    ("Qwen3-8B 约 58 tok/s", 58, "approx"),
+])
+def test_ranges_and_qualifiers(text, value, qualifier):
+    _, h = head(text)
+    assert h.value == value and h.qualifier == qualifier
+
+
+def test_every_figure_keeps_its_span():
+    text = "prompt processing 4668 tok/s, generation 93 tok/s"
+    c = parse_claim(text)
+    assert [text[s:e] for s, e in (f.span for f in c.figures)] == ["4668 tok/s", "93 tok/s"]
+
+
+# --- 3. counts ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, gpu, count", [
+    ("Llama 3.1 70B on H100 x2 at 40 tok/s", "H100 SXM", 2),
+    ("Llama 3.1 70B on H100*2 at 40 tok/s", "H100 SXM", 2),
+    ("Llama 3.1 70B on 2x H100 at 40 tok/s", "H100 SXM", 2),
+    ("Llama 3.1 70B on two H100s at 40 tok/s", "H100 SXM", 2),
+    ("Llama 3.3 70B on dual RTX 5090s at 30 tok/s", "RTX 5090", 2),
+    ("Qwen3-32B on quad RTX 3090 at 30 tok/s", "RTX 3090", 4),
+    ("Qwen3-235B-A22B on H200 with TP=8 at 80 tok/s", "H200", 8),
+    ("Qwen3-235B-A22B on H200, -tp 2, 80 tok/s", "H200", 2),
+    ("Qwen3-32B 8-way tensor parallel on H20 at 80 tok/s", "H20", 8),
+    ("Qwen3-235B-A22B 8 卡 H20 跑出 80 tok/s", "H20", 8),
+    ("Qwen3-32B 双卡 4090 跑出 30 tok/s", "RTX 4090", 2),
+    ("Qwen3-32B 四卡 A100 跑出 60 tok/s", "A100 80GB SXM", 4),
+    ("Qwen3-32B 单卡 H200 全精度 58 tok/s", "H200", 1),
+    ("DeepSeek-R1 on an HGX B200 at 250 tok/s per user", "B200", 8),
+    ("DeepSeek-R1 on a DGX H100 at 40 tok/s", "H100 SXM", 8),
+    ("DeepSeek-R1 on a GB200 NVL72 at 1,000,000 tok/s total", "GB200", 72),
+    ("Llama 3.1 405B on a p5.48xlarge at 30 tok/s", "H100 SXM", 8),
+    ("eight Blackwell GPUs serve DeepSeek-R1 at 250 tok/s per user on a DGX B200", "B200", 8),
+])
+def test_gpu_counts(text, gpu, count):
+    f = parse_claim(text).fields
+    assert (f.get("gpu"), f.get("gpu_count")) == (gpu, count)
+
+
+def test_a_gpu_model_number_is_not_a_length():
+    f = parse_claim("Qwen3-8B on an RTX 4070 at 45 tok/s").fields
+    assert f.get("input_tokens") is None and f.get("output_tokens") is None and f.get("max_model_len") is None
+
+
+def test_a_compared_gpu_is_not_the_claims():
+    f = parse_claim("MI355X GPUs broke 1 million tokens per second on Llama 2 70B, up to 3.1x the MI325X").fields
+    assert f["gpu"] == "MI355X"
+
+
+# --- 4. concurrency and scope ------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, concurrency", [
+    ("Qwen3-8B at batch size 4: 400 tok/s", 4),
+    ("Qwen3-8B bs=32 gives 2000 tok/s", 32),
+    ("Qwen3-8B with 32 concurrent requests: 2000 tok/s", 32),
+    ("Qwen3-8B with 64 users: 3000 tok/s total", 64),
+    ("Qwen3-8B 并发 32 吞吐 2000 tok/s", 32),
+    ("Qwen3-8B at concurrency 1: 120 tok/s", 1),
+    ("Qwen3-8B single stream 120 tok/s", 1),
+    ("Qwen3-8B 单请求 120 tok/s", 1),
+])
+def test_concurrency(text, concurrency):
+    assert parse_claim(text).fields.get("concurrency") == concurrency
+
+
+def test_the_speed_is_never_the_concurrency():
+    f = parse_claim("Qwen3-8B reaches 195 tok/s, tested at concurrency 1").fields
+    assert f["value"] == 195 and f["concurrency"] == 1
+
+
+@pytest.mark.parametrize("text, scope", [
+    ("DeepSeek-R1 at 250 tok/s per user", "user"),
+    ("DeepSeek-R1 at 7,583 tok/s per GPU", "gpu"),
+    ("DeepSeek-R1 at 22,300 tok/s per node", "node"),
+    ("DeepSeek-R1 at 2,300 tok/s total", "aggregate"),
+    ("DeepSeek-R1 throughput 2,300 tok/s", "aggregate"),
+])
+def test_scope(text, scope):
+    assert parse_claim(text).headline.scope == scope
+
+
+# --- 5. precision words, and what is not weight precision ------------------------------------
+
+@pytest.mark.parametrize("text, precision", [
+    ("Qwen3-32B Q4_K_M at 30 tok/s", "Q4_K_M"),
+    ("Qwen3-32B Q8_0 at 20 tok/s", "Q8_0"),
+    ("Qwen3-32B Q2_K at 40 tok/s", "Q2_K"),
+    ("DeepSeek-R1 UD-IQ1_S at 7 tok/s", "UD-IQ1_S"),
+    ("DeepSeek-R1 IQ2_XXS at 7 tok/s", "IQ2_XXS"),
+    ("Qwen3-32B AWQ at 60 tok/s", "INT4"),
+    ("Qwen3-32B GPTQ at 60 tok/s", "INT4"),
+    ("Qwen3-32B W4A16 at 60 tok/s", "INT4"),
+    ("Qwen3-32B W8A8 at 50 tok/s", "INT8"),
+    ("Qwen3-32B in 4-bit at 60 tok/s", "INT4"),
+    ("Qwen3-32B in 8-bit at 50 tok/s", "INT8"),
+    ("Qwen3-32B FP8 at 50 tok/s", "FP8"),
+    ("DeepSeek-R1 FP4 at 250 tok/s per user", "FP4"),
+    ("DeepSeek-R1 NVFP4 at 250 tok/s per user", "NVFP4"),
+    ("gpt-oss-120b MXFP4 at 60 tok/s", "MXFP4"),
+    ("Qwen3-32B Q4 量化 30 tok/s", "INT4"),
+    ("Qwen3-32B BF16 at 30 tok/s", "BF16"),
+    ("Llama 2 70B f16 at 4.81 tok/s", "FP16"),
+    ("Qwen3-32B 全精度 30 tok/s", "full"),
+    ("满血版 DeepSeek-R1 10 tok/s", "full"),
+    ("Qwen3-32B original weights, 30 tok/s", "full"),
+])
+def test_precision_words(text, precision):
+    assert parse_claim(text).fields.get("precision") == precision
+
+
+@pytest.mark.parametrize("text, kv", [
+    ("Qwen3-8B BF16 weights with an FP8 KV cache: 120 tok/s", "FP8"),
+    ("Qwen3-30B-A3B Q4_K_M with q8_0 KV cache at 90 tok/s", "Q8_0"),
+])
+def test_a_kv_cache_format_is_not_the_weights(text, kv):
+    c = parse_claim(text)
+    assert c.footprint["kv_cache_dtype"] == kv and c.fields["precision"] != kv
+
+
+@pytest.mark.parametrize("text, key, value", [
+    ("Qwen3-8B, not a quantized version, 120 tok/s", "quantization", "none"),
+    ("Qwen3-8B 未量化 120 tok/s", "quantization", "none"),
+    ("DeepSeek-V3 at 20 tok/s, no MTP", "speculative_decoding", False),
+    ("Llama 3.1 8B at 150 tok/s without speculative decoding", "speculative_decoding", False),
+    ("DeepSeek-R1 不开投机解码 20 tok/s", "speculative_decoding", False),
+])
+def test_negations(text, key, value):
+    assert parse_claim(text).fields.get(key) == value
+
+
+@pytest.mark.parametrize("text, key, value", [
+    ("Mixtral 8x7B in 14GB of weights at 30 tok/s", "weights_gb", 14),
+    ("Qwen3-32B 显存占用约 65GB，30 tok/s", "memory_used_gb", 65),
+    ("DeepSeek-R1 on H200 at 40 tok/s, 182GB per card used", "memory_used_gb", 182),
+    ("gpt-oss-120b at 20 tok/s with 18.5 GB in system RAM", "host_memory_gb", 18.5),
+    ("Llama 3.1 70B at 3 tok/s with 16 of 80 layers on the GPU", "gpu_layers", 16),
+    ("gpt-oss-120b at 25 tok/s with --n-cpu-moe 36", "n_cpu_moe", 36),
+])
+def test_stated_footprints(text, key, value):
+    assert parse_claim(text).footprint.get(key) == value
+
+
+# --- 6. names ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, model", [
+    ("DeepSeek 671B at 20 tok/s", "DeepSeek V3"),
+    ("满血版 DeepSeek 10 tok/s", "DeepSeek V3"),
+    ("满血版 DeepSeek-R1 10 tok/s", "DeepSeek R1"),
+    ("V4-Flash at 80 tok/s on an H200", "DeepSeek V4 Flash"),
+    ("gpt-oss:20b at 150 tok/s", "gpt-oss-20b"),
+    ("qwen3:14b-fp8 at 70 tok/s", "Qwen3-14B"),
+    ("Qwen/Qwen3-Coder-30B-A3B-Instruct-AWQ at 100 tok/s", "Qwen3-Coder-30B-A3B"),
+    ("Llama 3.3 70B at 30 tok/s", "Llama 3.3 70B"),
+    ("Llama 3.1 70B at 30 tok/s", "Llama 3.1 70B"),
+    ("7B 的 Deepseek-r1 跑出 50 tok/s", "DeepSeek-R1-Distill-Qwen-7B"),
+])
+def test_model_names(text, model):
+    assert parse_claim(text).fields.get("model") == model
+
+
+def test_hugging_face_id_gives_model_and_quantization():
+    f = parse_claim("Qwen/Qwen3-Coder-30B-A3B-Instruct-AWQ at 100 tok/s").fields
+    assert f["model"] == "Qwen3-Coder-30B-A3B" and f["precision"] == "INT4" and f["quantization"] == "AWQ"
+
+
+def test_ollama_tag_names_the_precision():
+    f = parse_claim("qwen3:14b-fp8 at 70 tok/s").fields
+    assert f["precision"] == "FP8"
+
+
+@pytest.mark.parametrize("text, gpu", [
+    ("Qwen3-8B on an RTX 3090 Ti at 90 tok/s", "RTX 3090 Ti"),
+    ("Qwen3-8B on an RTX 3090 at 90 tok/s", "RTX 3090"),
+    ("Qwen3-8B on a 4090D at 90 tok/s", "RTX 4090 D"),
+    ("Qwen3-8B on an H800 at 90 tok/s", "H800 SXM"),
+    ("Qwen3-8B on an H20 at 90 tok/s", "H20"),
+    ("Qwen3-8B on an A100 40GB at 90 tok/s", "A100 40GB"),
+    ("Qwen3-8B on an A100 80GB at 90 tok/s", "A100 80GB SXM"),
+    ("Qwen3-8B on an H100 PCIe at 90 tok/s", "H100 PCIe"),
+    ("Qwen3-8B on an RTX Pro 6000 Blackwell at 90 tok/s", "RTX PRO 6000 Blackwell"),
+    ("Qwen3-8B on an RTX 6000 Ada at 90 tok/s", "RTX 6000 Ada"),
+])
+def test_gpu_variants_are_different_gpus(text, gpu):
+    assert parse_claim(text).fields.get("gpu") == gpu
+
+
+def test_unknown_names_in_the_text_get_suggestions():
+    c = parse_claim("Qwen3-8B on an RTX 4075 at 90 tok/s")
+    assert c.unknown_names and c.unknown_names[0]["kind"] == "gpu" and c.unknown_names[0]["suggestions"]
+    assert any("did you mean" in n for n in c.notes)
+
+
+# --- words that belong to another run of the same text -------------------------------------------
+
+def test_a_switch_between_two_figures_is_a_change_and_the_better_end_is_the_headline():
+    c, h = head("On one RTX 4090, vLLM ran Qwen3-14B-AWQ at only 6 tok/s; switching to llama.cpp with "
+                "Qwen3-30B-A3B it decodes 150 tok/s.")
+    assert h.value == 150
+    assert c.fields["model"] == "Qwen3-30B-A3B" and c.fields["engine"] == "llama.cpp"
+    assert "precision" not in c.fields  # "-AWQ" is the 14B's, not the 30B's
+    c, h = head("RTX 5090 单卡用 vLLM 跑 Qwen3-14B-AWQ 只有 6 tok/s，换成 llama.cpp 跑 Qwen3-30B-A3B 后解码达到 150 tok/s")
+    assert h.value == 150 and c.fields["engine"] == "llama.cpp"
+
+
+def test_the_same_figure_before_and_after_a_switch_keeps_the_first():
+    c, h = head("8 张 H800 上用 vllm 只能到 1200 tokens/s；换成 8 卡 A800 也是 1200 tokens/s。")
+    assert h.span[0] < 30 and c.fields["gpu"] == "H800 SXM"
+
+
+def test_precision_written_with_another_model_is_not_the_headlines():
+    c, _ = head("MLX compares M5 with M4 time to first token: Qwen3-8B (BF16) from 12.5s to 3.9s, "
+                "Qwen3-14B 4bit from 30.1s to 7.7s.")
+    assert c.fields["value"] == 3.9 and c.fields["precision"] == "BF16"
+    c, _ = head("On a 3090 plus two 3060s, Qwen3 32B in Q8 went from 11.0 to 14.2 tokens per second, "
+                "while Llama-3.1-70B in Q4 went from 8.1 to 9.9.")
+    assert c.fields["precision"] == "Q8_0"
+
+
+def test_an_engine_in_another_clause_belongs_to_that_clauses_figure():
+    c, _ = head("在 4 卡 V100 上用 lmdeploy 部署 Qwen2.5-32B-Instruct-GPTQ-Int4，最高输出速度 70 token/s；"
+                "同一台机器用 vllm 跑 Int8 版本，最高只有 40 token/s。")
+    assert c.fields["value"] == 70 and c.fields["engine"] == "LMDeploy"
+
+
+@pytest.mark.parametrize("text, engine", [
+    ("A single RTX 4090 reaches a peak of 25 tokens/s on OPT-66B, up to 9x faster than llama.cpp.", None),
+    ("A Ryzen AI Max+ 395 box under Ollama with the llama.cpp Vulkan backend ran gpt-oss:120b at 30 tokens/second.",
+     "Ollama"),
+])
+def test_engines_compared_against_or_named_as_a_backend(text, engine):
+    c, _ = head(text)
+    assert c.fields.get("engine") == engine
+
+
+@pytest.mark.parametrize("text", [
+    "Llama 3.1 8B in INT8 runs at 80 tokens/sec on an A100 40GB, suggesting a batch size of 16 to start.",
+    "RTX 5090 单卡 llama.cpp 跑 Qwen3-30B-A3B 解码 150 tok/s，可开 4 路并发。",
+])
+def test_a_concurrency_given_as_advice_or_capacity_is_not_the_runs(text):
+    c, h = head(text)
+    assert "concurrency" not in c.fields and h.metric == "generation_tok_s" and h.scope == "request"
+
+
+@pytest.mark.parametrize("text, gpu", [
+    ("AMD 在 MI300X 上跑 FP8 R1，吞吐量是 H200 的 4 倍、超过每秒 6k Tokens", "MI300X"),
+    ("Llama3.1-70B on two H100 (PCI-E) cards under Ollama ran at 12.1 tokens/S.", "H100 PCIe"),
+    ("在没有 GPU 的环境下，Ollama 跑 Qwen3-8B 可达 9 tokens/s", "CPU"),
+])
+def test_gpu_compared_by_ratio_variant_in_parentheses_and_no_gpu(text, gpu):
+    c, _ = head(text)
+    assert c.fields["gpu"] == gpu
+
+
+def test_a_gpu_also_named_as_a_node_is_not_one_gpu():
+    c, _ = head("SGLang 在 MI300X 上跑 R1，吞吐超过每秒 6k Tokens；MI300X 节点可处理 128 个并发请求。")
+    assert c.fields["gpu"] == "MI300X" and "gpu_count" not in c.fields
+
+
+def test_a_count_of_one_is_read_from_its_article():
+    """'an RTX 4090' is one GPU, and the words it was read from start at the article (they once
+    began inside the quantization name before it: 'K_M on an RTX 4090')."""
+    c = parse_claim("Qwen3-30B-A3B Q4_K_M on an RTX 4090 with llama.cpp: generation 93 tok/s")
+    assert c.fields["gpu_count"] == 1 and c.sources["gpu_count"] == "an RTX 4090"
+    c = parse_claim("Llama 3.1 8B on a single H100 SXM: 95 tok/s")
+    assert c.fields["gpu_count"] == 1 and c.sources["gpu_count"] == "a single H100 SXM"
