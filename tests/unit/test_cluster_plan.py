@@ -41,8 +41,17 @@ def test_405b_bf16_fits_on_two_nodes_of_eight_but_not_on_one():
                         ("--distributed-executor-backend", "ray"), ("--max-model-len", "8192")):
         assert argv[argv.index(flag) + 1] == value
     assert plan.env == {"VLLM_HOST_IP": "NODE_IP", "NCCL_SOCKET_IFNAME": "eth1", "GLOO_SOCKET_IFNAME": "eth1"}
+    # one stream's bound: the roofline's, with 8 GPUs' bandwidth; the second stage adds none
+    from tokcheck.core.roofline import decode_bound
+
+    tp8 = decode_bound(model, gpu, "BF16", tensor_parallel=8)
+    assert b["single_stream"]["hard_tok_s"] == pytest.approx(tp8.hard_tok_s)
+    assert b["single_stream"]["hard_tok_s"] == pytest.approx(
+        plan_cluster(settings(8), pipeline_parallel=4, nodes=4, model_spec=model, gpu=gpu).budget["single_stream"]
+        ["hard_tok_s"])
     text = plan.text()
     assert "ray start --address=10.0.0.1:6379" in text and "vllm serve" in text and ": fits" in text
+    assert "one stream's decode bound" in text
 
 
 def test_sizes_must_match_the_nodes():

@@ -13,7 +13,8 @@ The memory budget is :func:`tokcheck.core.roofline.memory_budget` over the T × 
 weights and the KV cache split T × P ways (tensor parallel splits each layer, pipeline parallel
 splits the layers), plus the per-GPU overhead it states (CUDA context, activations, the engine's
 workspace). The speed side (pipeline stages add no bandwidth to one stream, tensor parallel
-does) is the roofline's, used by ``tokcheck bound`` and ``claim`` (docs/guide.md).
+does, less its all-reduce) is :func:`tokcheck.core.roofline.decode_bound`'s, as in ``tokcheck
+bound`` and ``claim`` (docs/guide.md); the plan states one stream's bound with it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from tokcheck.core.roofline import memory_budget
+from tokcheck.core.roofline import decode_bound, memory_budget
 from tokcheck.engines.base import ServeSettings
 from tokcheck.errors import TokcheckError
 
@@ -68,6 +69,11 @@ class ClusterPlan:
                           f"{b['weights_gib']:.2f} + KV cache {b['kv_cache_gib']:.2f} ({b['concurrency']} × "
                           f"{b['max_model_len']:,} tokens) + overhead {b['overhead_gib']:.2f} = "
                           f"{b['required_gib']:.2f} GiB: fits"]
+            one = b.get("single_stream")
+            if one and one["hard_tok_s"]:
+                lines.append(f"one stream's decode bound: {one['hard_tok_s']:,.0f} tok/s at peak bandwidth, "
+                             f"{one['realistic_tok_s']:,.0f} realistic (the bandwidth of tensor parallel "
+                             f"{self.tensor_parallel}'s GPUs; the {self.pipeline_parallel} pipeline stage(s) add none)")
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -131,6 +137,11 @@ def plan_cluster(settings: ServeSettings, *, pipeline_parallel: int = 1, nodes: 
             budget = {"gpu": gpu.name, "gpus": world, "precision": m.precision, "max_model_len": m.max_model_len,
                       "concurrency": m.concurrency, "gpu_memory_utilization": util, **per,
                       "max_concurrent_seqs": m.max_concurrent_seqs, "min_gpus": m.min_tensor_parallel}
+            # one stream's decode bound (the roofline's: tensor parallel adds bandwidth less its
+            # all-reduce, pipeline stages add none)
+            bound = decode_bound(model_spec, gpu, precision, tensor_parallel=tp, pipeline_parallel=pp)
+            budget["single_stream"] = {"hard_tok_s": bound.hard_tok_s, "realistic_tok_s": bound.realistic_tok_s,
+                                       "notes": list(bound.notes)}
             if not m.fits:
                 need = (f"needs {m.min_tensor_parallel} GPUs" if m.min_tensor_parallel
                         else "does not fit on 64 GPUs")
