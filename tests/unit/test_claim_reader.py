@@ -348,3 +348,18 @@ def test_a_count_of_one_is_read_from_its_article():
     assert c.fields["gpu_count"] == 1 and c.sources["gpu_count"] == "an RTX 4090"
     c = parse_claim("Llama 3.1 8B on a single H100 SXM: 95 tok/s")
     assert c.fields["gpu_count"] == 1 and c.sources["gpu_count"] == "a single H100 SXM"
+
+
+@pytest.mark.parametrize("text, gpu, count", [
+    # a range of counts is no count, and not the singular either
+    ("KTransformers needs at least 14GB VRAM on 1~4x 4090D: prefill 255 token/s", "RTX 4090 D", None),
+    ("DeepSeek-R1 with one to eight Arc A770s reaches 8 tokens/s", "Arc A770 16GB", None),
+    ("Qwen3 8B on 2-4 H100s at 100 tok/s", "H100 SXM", None),
+    # a count of systems multiplies the system's GPUs: 4 × 72
+    ("four GB300 NVL72 systems processed 2.49 million tokens per second on DeepSeek-R1", "GB300", 288),
+    ("two DGX H100 systems serve Llama 3.1 70B at 5,000 tok/s", "H100 SXM", 16),
+    ("an HGX B200 runs Llama 3.1 70B at 1000 tok/s", "B200", 8),
+])
+def test_ranges_of_counts_and_counts_of_systems(text, gpu, count):
+    c = parse_claim(text)
+    assert (c.fields.get("gpu"), c.fields.get("gpu_count")) == (gpu, count)

@@ -35,6 +35,7 @@ from tokcheck.core.claim.figures import (
 )
 from tokcheck.core.claim.hardware import (
     GPU_LIKE,
+    count_range_before,
     find_names,
     gpu_count_anywhere,
     gpu_count_near,
@@ -360,7 +361,7 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
         src["gpu"] = src["gpu_count"] = t[h.start:h.end]
         foot["system"] = (h.name, h.start, h.end)
         notes.append(f"{t[h.start:h.end]!r} is {sysrow['count']} × {sysrow['gpu']}")
-        c = gpu_count_near(t, h)
+        c = gpu_count_near(t, h, system=True)
         if c and isinstance(c[0], int) and 1 < c[0] < 64:
             f["gpu_count"] = sysrow["count"] * c[0]
             src["gpu_count"] = t[c[1]:h.end]
@@ -381,7 +382,7 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
     c = gpu_count_near(t, h)
     if c:
         f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], h.start):max(c[2], h.end)]
-    elif not plural_after(t, h) and not any(o.name != h.name for o in own if abs(o.start - h.start) < 40) \
+    elif not plural_after(t, h) and not count_range_before(t, h.start) and not any(o.name != h.name for o in own if abs(o.start - h.start) < 40) \
             and not re.search(r"(?:\d+|[两双多几三四八])\s*台\s*$", t[max(0, h.start - 6):h.start]) \
             and not any(re.match(r"\s*(?:[a-z]+\s+)?(?:集群|cluster|机器|节点|服务器|nodes?|servers?|racks?|pods?|台)",
                                  t[o.end:o.end + 20], re.I) for o in own if o.name == h.name):

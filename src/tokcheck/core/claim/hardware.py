@@ -59,11 +59,27 @@ _SINGLE = re.compile(r"单卡|单张(?:卡|显卡)?|一张(?:卡|显卡)|single[
                      r"\bon\s+(?:one|a\s+single)\s", re.I)
 
 
-def gpu_count_near(t: str, hit: NameHit) -> Hit | None:
-    """The count written right before or after a GPU name ("2x H100", "H100 x2", "两张 4090")."""
+#: The lower end of a range of counts, written just before a count ("1~4x", "one to eight").
+_RANGE_BEFORE = re.compile(rf"(?:\d+|\b(?:{COUNT_WORDS}))\s*(?:~|-|–|to|或|到|至)\s*$", re.I)
+
+
+def count_range_before(t: str, start: int) -> bool:
+    """Whether the words before ``start`` state a range of counts ("on 1~4x 4090D", "one to
+    eight Arc A770s"): then neither end is the count, and no singular reading applies."""
+    before = t[max(0, start - 24):start]
+    return bool(re.search(rf"(?:\d+|\b(?:{COUNT_WORDS}))\s*(?:~|-|–|to|或|到|至)\s*(?:\d+|(?:{COUNT_WORDS}))\s*[x*]?\s*"
+                          rf"{_VENDOR}$", before, re.I))
+
+
+def gpu_count_near(t: str, hit: NameHit, *, system: bool = False) -> Hit | None:
+    """The count written right before or after a GPU name ("2x H100", "H100 x2", "两张 4090");
+    with ``system``, the count of a system ("four GB300 NVL72 systems"), where a unit word after
+    the name is expected. A range of counts ("1~4x 4090D") is no count."""
     before, after = t[max(0, hit.start - 24):hit.start], t[hit.end:hit.end + 24]
-    if re.match(r"\s*(?:node|server|box|machine|system|host|instance|pod|rack)s?\b", after, re.I):
+    if not system and re.match(r"\s*(?:node|server|box|machine|system|host|instance|pod|rack)s?\b", after, re.I):
         return None  # "a single H200 node" counts nodes, not GPUs
+    if count_range_before(t, hit.start):
+        return None
     for rx in _BEFORE:
         m = rx.search(before)
         if m and re.search(r"\bnot\s*$", before[:m.start()], re.I):
@@ -81,7 +97,7 @@ def gpu_count_near(t: str, hit: NameHit) -> Hit | None:
             n = count_value(m.group("n"))
             if n:
                 return n, hit.end, hit.end + m.end()
-    if re.match(r"\s*(?:node|server|box|machine|system|host|instance|pod|rack)s?\b", after, re.I):
+    if not system and re.match(r"\s*(?:node|server|box|machine|system|host|instance|pod|rack)s?\b", after, re.I):
         return None  # "a single H200 node" counts nodes, not GPUs
     if (one := re.search(r"\b(?:an?|one|a\s+single|single)\s+(?:[a-z]+[\-][a-z]+\s+|[a-z]+\s+)?(?:nvidia\s+|amd\s+|geforce\s+)?$",
                          before, re.I)) and not re.search(r"\b(?:an?|one)\s+(?:of|more|other)\s+|\bnot\s+(?:an?|one)\s+\S*\s*$", before, re.I):
