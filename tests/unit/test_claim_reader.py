@@ -363,3 +363,11 @@ def test_a_count_of_one_is_read_from_its_article():
 def test_ranges_of_counts_and_counts_of_systems(text, gpu, count):
     c = parse_claim(text)
     assert (c.fields.get("gpu"), c.fields.get("gpu_count")) == (gpu, count)
+
+
+def test_n_generated_is_an_output_length_and_single_stream_words_anywhere_give_one():
+    c = parse_claim("llama-batched-bench: one sequence (512 prompt, 32 generated) decodes at 29.24 t/s on a DGX Spark")
+    assert (c.fields.get("input_tokens"), c.fields.get("output_tokens")) == (512, 32)
+    # 单流 (one stream) stated for the whole run, though written next to the prefill figure
+    c = parse_claim("单台 DGX Spark 单流 2048 输入、128 输出：GPT-OSS-20B 为 3670.42 pp / 82.74 tg tok/s")
+    assert c.fields["value"] == 82.74 and c.fields.get("concurrency") == 1

@@ -564,7 +564,7 @@ def parse_claim(text: str) -> Claim:
         distinct = sorted({c[0] for c in stated})
         if len(distinct) == 1:
             f["concurrency"], src["concurrency"] = distinct[0], t[stated[0][1]:stated[0][2]]
-        elif not stated and re.search(r"single[\s\-](?:request|stream|user|sequence)|one\s+request|单请求|单并发|单用户|"
+        elif not stated and re.search(r"single[\s\-](?:request|stream|user|sequence)|one\s+request|单请求|单并发|单用户|单流|"
                                       r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)|\bbs\s*=?\s*1(?!\d)", masked, re.I):
             f["concurrency"], src["concurrency"] = 1, "single request"
     if head.metric is None and f.get("concurrency") and head.is_rate:

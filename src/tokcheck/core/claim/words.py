@@ -329,6 +329,7 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             rf"(?:of|=|:|约|为|是)?\s*~?\s*{_N}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
             rf"{_N}\s*(?:output|输出)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
             rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:output|generation|generated)\b",
+            rf"(?<![\d.]){_N}\s+generated\b(?!\s+(?:at|in)\b)",
             rf"\btg\s*(?P<n>\d+)\b(?P<k>)"], t, near, taken=taken_n)
         if m:
             out["output_tokens"] = (_length(m), m.start(), m.end())
