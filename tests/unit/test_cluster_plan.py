@@ -83,3 +83,16 @@ def test_dry_run_from_the_command_line():
     bad = subprocess.run(base + ["--tensor-parallel-size", "1"], capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1 and "the plan does not fit" in bad.stderr
+
+
+def test_one_node_one_stage_is_a_plain_vllm_serve_without_ray():
+    """Tensor parallel 8 on one node of eight H100s: vLLM's own worker processes, no Ray; the
+    budget still splits the 70B model's BF16 weights eight ways."""
+    model, gpu = find_model("Llama 3.1 70B"), find_gpu("H100-SXM")
+    plan = plan_cluster(settings(8), nodes=1, model_spec=model, gpu=gpu)
+    assert not plan.on_ray and plan.head_command == [] and plan.env == {}
+    assert "--distributed-executor-backend" not in plan.serve_argv and "ray" not in plan.serve_argv
+    assert plan.serve_argv[plan.serve_argv.index("--tensor-parallel-size") + 1] == "8"
+    assert plan.budget["weights_gib"] == pytest.approx(weights_bytes(model, "BF16") / 8 / GIB)
+    text = plan.text()
+    assert text.startswith("vLLM on one node: tensor parallel 8 (no Ray") and "ray start" not in text

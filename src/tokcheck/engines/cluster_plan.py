@@ -49,9 +49,30 @@ class ClusterPlan:
     env: dict[str, str]
     budget: dict[str, Any] | None
     notes: list[str] = field(default_factory=list)
+    on_ray: bool = True  # False: one node, one pipeline stage: a plain `vllm serve`, no Ray
+
+    def _budget_lines(self) -> list[str]:
+        if not self.budget:
+            return []
+        b = self.budget
+        lines = ["", f"memory per GPU ({b['gpu']}, {b['available_gib']:.1f} GiB usable at "
+                     f"gpu_memory_utilization {b['gpu_memory_utilization']}): weights "
+                     f"{b['weights_gib']:.2f} + KV cache {b['kv_cache_gib']:.2f} ({b['concurrency']} × "
+                     f"{b['max_model_len']:,} tokens) + overhead {b['overhead_gib']:.2f} = "
+                     f"{b['required_gib']:.2f} GiB: fits"]
+        one = b.get("single_stream")
+        if one and one["hard_tok_s"]:
+            lines.append(f"one stream's decode bound: {one['hard_tok_s']:,.0f} tok/s at peak bandwidth, "
+                         f"{one['realistic_tok_s']:,.0f} realistic (the bandwidth of tensor parallel "
+                         f"{self.tensor_parallel}'s GPUs; the {self.pipeline_parallel} pipeline stage(s) add none)")
+        return lines
 
     def text(self) -> str:
         """The plan as a terminal shows it (``--dry-run``)."""
+        if not self.on_ray:
+            lines = [f"vLLM on one node: tensor parallel {self.tensor_parallel} (no Ray: within a node vLLM "
+                     "runs its own worker processes)", "  " + shlex.join(self.serve_argv)]
+            return "\n".join(lines + self._budget_lines() + [f"note: {n}" for n in self.notes])
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items())
         lines = [f"vLLM on Ray: tensor parallel {self.tensor_parallel} × pipeline parallel "
                  f"{self.pipeline_parallel} = {self.tensor_parallel * self.pipeline_parallel} GPUs on "
@@ -62,18 +83,7 @@ class ClusterPlan:
         if self.nodes > 1:
             lines += [f"each of the other {self.nodes - 1} node(s):", "  " + shlex.join(self.worker_command)]
         lines += ["then, on the head node (`ray status` shows every GPU first):", "  " + shlex.join(self.serve_argv)]
-        if self.budget:
-            b = self.budget
-            lines += ["", f"memory per GPU ({b['gpu']}, {b['available_gib']:.1f} GiB usable at "
-                          f"gpu_memory_utilization {b['gpu_memory_utilization']}): weights "
-                          f"{b['weights_gib']:.2f} + KV cache {b['kv_cache_gib']:.2f} ({b['concurrency']} × "
-                          f"{b['max_model_len']:,} tokens) + overhead {b['overhead_gib']:.2f} = "
-                          f"{b['required_gib']:.2f} GiB: fits"]
-            one = b.get("single_stream")
-            if one and one["hard_tok_s"]:
-                lines.append(f"one stream's decode bound: {one['hard_tok_s']:,.0f} tok/s at peak bandwidth, "
-                             f"{one['realistic_tok_s']:,.0f} realistic (the bandwidth of tensor parallel "
-                             f"{self.tensor_parallel}'s GPUs; the {self.pipeline_parallel} pipeline stage(s) add none)")
+        lines += self._budget_lines()
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -153,6 +163,9 @@ def plan_cluster(settings: ServeSettings, *, pipeline_parallel: int = 1, nodes: 
     elif gpu is None:
         notes.append("no --gpu given: the memory budget per GPU is not checked")
 
+    if nodes == 1 and pp == 1:  # one node: vLLM's own multiprocessing executor, no Ray
+        serve = [vllm, "serve", *serve_args(settings, pipeline_parallel=1, ray=False)]
+        return ClusterPlan(tp, pp, nodes, gpus_per_node, [], [], serve, {}, budget, notes, on_ray=False)
     address = f"{head_ip}:{ray_port}"
     env = {"VLLM_HOST_IP": "NODE_IP"}
     if ifname:
@@ -168,14 +181,15 @@ def plan_cluster(settings: ServeSettings, *, pipeline_parallel: int = 1, nodes: 
     return ClusterPlan(tp, pp, nodes, gpus_per_node, head, worker, serve, env, budget, notes)
 
 
-def serve_args(settings: ServeSettings, *, pipeline_parallel: int = 1) -> list[str]:
-    """The arguments of ``vllm serve`` (after ``serve``) for ``settings`` on Ray: what
-    :func:`tokcheck.engines.vllm.build_argv` passes, with ``--pipeline-parallel-size`` and
-    ``--distributed-executor-backend ray``."""
+def serve_args(settings: ServeSettings, *, pipeline_parallel: int = 1, ray: bool = True) -> list[str]:
+    """The arguments of ``vllm serve`` (after ``serve``) for ``settings``: what
+    :func:`tokcheck.engines.vllm.build_argv` passes, with ``--pipeline-parallel-size`` and, with
+    ``ray``, ``--distributed-executor-backend ray``."""
     from tokcheck.engines.vllm import build_argv
 
     argv = build_argv(settings, "python", settings.port or 8000)[3:]  # drop "python -m ENTRYPOINT"
     if "--tensor-parallel-size" not in argv:
         argv += ["--tensor-parallel-size", str(settings.tensor_parallel_size or 1)]
-    argv += ["--pipeline-parallel-size", str(pipeline_parallel), "--distributed-executor-backend", "ray"]
+    if ray:
+        argv += ["--pipeline-parallel-size", str(pipeline_parallel), "--distributed-executor-backend", "ray"]
     return argv
