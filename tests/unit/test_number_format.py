@@ -71,3 +71,21 @@ def test_doctor_and_inspect_print_the_same_size_for_the_same_weights(tmp_path, t
     size = fmt_bytes((d / "model.safetensors").stat().st_size)
     assert size in inspect_out and size in disk
     assert "MiB" not in disk and "GiB" not in disk
+
+
+def test_a_size_or_bandwidth_without_its_unit_is_refused_in_one_line():
+    """A newcomer typed `bound --weights 120 --bandwidth 3.3TB/s` (120 bytes: a bound of 2.75e10
+    tok/s) and `--bandwidth 3.3` (3.3 bytes/s): both now ask for the unit."""
+    import pytest
+
+    from tokcheck.core.units import parse_bandwidth, parse_bytes
+    from tokcheck.errors import TokcheckError
+
+    with pytest.raises(TokcheckError, match=r"^'120' has no unit and would be 120 bytes: give one \(e\.g\. 120GB\)$"):
+        parse_bytes("120")
+    with pytest.raises(TokcheckError, match=r"below any memory system \(1 GB/s\): give a unit \(e\.g\. 3\.3TB/s\)$"):
+        parse_bandwidth("3.3")
+    with pytest.raises(TokcheckError, match=r"below any memory system \(1 GB/s\): check the unit$"):
+        parse_bandwidth("300MB/s")
+    assert parse_bytes("120GB") == 120e9 and parse_bytes("6820352") == 6_820_352
+    assert parse_bandwidth("3.3TB/s") == 3.3e12 and parse_bandwidth("64GB/s") == 64e9

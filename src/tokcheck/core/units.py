@@ -14,10 +14,11 @@ _PREFIX = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15,
 
 
 def parse_bytes(text: str) -> float:
-    """``"120GB"`` → 1.2e11 bytes; ``"141GiB"`` → 141·2**30; a bare number is bytes.
+    """``"120GB"`` → 1.2e11 bytes; ``"141GiB"`` → 141·2**30; a bare number is bytes (1e6 or more:
+    a bare "120" is refused, since it almost always means 120 GB).
 
     Raises:
-        TokcheckError: unparseable, zero or negative.
+        TokcheckError: unparseable, zero, negative, or a bare number below 10⁶.
     """
     m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*([kmgtp]i?)?\s*b?\s*", str(text), re.I)
     if not m:
@@ -25,6 +26,8 @@ def parse_bytes(text: str) -> float:
     value = float(m.group(1)) * _PREFIX[(m.group(2) or "").lower()]
     if value <= 0:
         raise TokcheckError(f"size must be positive, got {text!r}")
+    if not m.group(2) and value < 1e6:  # "120" meant 120 GB, not 120 bytes
+        raise TokcheckError(f"{text!r} has no unit and would be {value:,.0f} bytes: give one (e.g. {m.group(1)}GB)")
     return value
 
 
@@ -32,7 +35,8 @@ def parse_bandwidth(text: str) -> float:
     """``"3.35TB/s"`` → 3.35e12 bytes/s; ``"900GB/s"``; a bare number is bytes/s.
 
     Raises:
-        TokcheckError: unparseable, zero, negative, or above 1 PB/s (no memory is that fast).
+        TokcheckError: unparseable, zero, negative, above 1 PB/s (no memory is that fast) or
+        below 1 GB/s (a bare "3.3" meant TB/s).
     """
     m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*([kmgtp]i?)?\s*(?:b(?:ytes?)?)?\s*(?:/\s*s(?:ec)?|ps)?\s*",
                      str(text), re.I)
@@ -43,6 +47,9 @@ def parse_bandwidth(text: str) -> float:
         raise TokcheckError(f"bandwidth must be positive, got {text!r}")
     if value > 1e15:
         raise TokcheckError(f"bandwidth {text!r} is beyond any memory system (over 1 PB/s)")
+    if value < 1e9:  # "3.3" meant 3.3 TB/s; no memory system a model is served from is below 1 GB/s
+        hint = f"give a unit (e.g. {m.group(1)}TB/s)" if not m.group(2) else "check the unit"
+        raise TokcheckError(f"bandwidth {text!r} is {value:,.3g} bytes/s, below any memory system (1 GB/s): {hint}")
     return value
 
 
