@@ -40,11 +40,17 @@ def test_highest_concurrency_meeting_the_slo_is_the_capacity(server, tiny_tokeni
 
 
 def test_the_search_stops_by_itself_at_saturation(server, tiny_tokenizer, tmp_path):
-    # a loose SLO every level meets: the search stops when doubling 2 → 4 adds no throughput
+    # a loose SLO every level meets: the search doubles the load and stops when doubling adds no
+    # throughput. The server runs 2 streams at a time, so past 2 nothing is gained; on a quiet
+    # machine it stops at 1, 2, 4. On a busy one the client's own delays can make a doubling past
+    # the server's limit still look like a gain (a CI run under load 17 went on to 8 and 16), so the
+    # path is asserted up to where the search stopped, not its exact length.
     server.script(ttft_ms=100, itl_ms=5, max_running=2)
     result = run_find_max(_cfg(server, tiny_tokenizer, tmp_path / "fm", "ttft_ms=5000"))
-    assert [(s.load, s.met) for s in result.steps] == [(1, True), (2, True), (4, True)]
-    assert result.stopped_because.startswith("saturation") and result.answer.label == "c=2"
+    loads = [s.load for s in result.steps]
+    assert loads == [2 ** i for i in range(len(loads))] and all(s.met for s in result.steps)
+    assert loads[-1] >= 4  # never saturated before the server's own limit of 2
+    assert result.stopped_because.startswith("saturation") and result.answer.label == f"c={loads[-2]}"
     assert "saturated" in result.steps[-1].decision
 
 
