@@ -145,9 +145,8 @@ def speed_vs_bytes(rows: list[PrecisionRow], cache_bytes: int | None = None) -> 
         order_file = sorted(range(len(rows)), key=lambda i: rows[i].file_bytes)
         if order_rss != order_file:
             line += (" The peaks are not in the files' order: the Python server's own memory "
-                     "moves by a few MB from one start to the next, and loading a type llama.cpp "
-                     "re-lays out for the CPU (Q4_K) briefly holds two copies, so differences "
-                     "smaller than that do not show in the peak; the line above does.")
+                     "moves by a few MB from one start to the next, so differences smaller than "
+                     "that do not show in the peak; the line above does.")
         out.append(line)
     return out
 
