@@ -39,10 +39,10 @@ def test_between_tabulated_values_the_wider_one_is_used():
 
 
 def test_interval_arithmetic():
-    # 1, 2, 3: mean 2, s = 1, t(0.975, 2) = 4.303 → 2 ± 4.303/√3
-    ci = ci95([1.0, 2.0, 3.0])
-    assert ci.mean == 2.0 and ci.n == 3
-    assert ci.low == pytest.approx(2 - 4.303 / math.sqrt(3)) and ci.high == pytest.approx(2 + 4.303 / math.sqrt(3))
+    # 11, 12, 13: mean 12, s = 1, t(0.975, 2) = 4.303 → 12 ± 4.303/√3
+    ci = ci95([11.0, 12.0, 13.0])
+    assert ci.mean == 12.0 and ci.n == 3 and not ci.clamped
+    assert ci.low == pytest.approx(12 - 4.303 / math.sqrt(3)) and ci.high == pytest.approx(12 + 4.303 / math.sqrt(3))
     assert ci95([5.0]) is None and ci95([]) is None and ci95([None, 4.0]) is None
     assert ci95([4.0, None, 6.0]).n == 2  # a round without a value is left out
     assert ci95([1.0, 2.0]).overlaps(ci95([2.0, 9.0])) and not ci95([1.0, 1.1]).overlaps(ci95([5.0, 5.1]))
@@ -66,3 +66,14 @@ def test_compare_says_whether_the_intervals_overlap(tmp_path):
     row = next(r for r in side_by_side([a, c]) if r.metric == "median TTFT")
     assert row.overlap is False      # 7.5–12.5 and 37.5–42.5
     assert "| apart |" in comparison_markdown([a, c]) and "| overlap |" in comparison_markdown([a, b])
+
+
+def test_an_interval_of_a_latency_never_reaches_below_zero():
+    """Three TTFT rounds of 10, 20 and 400 ms (a newcomer saw "-288.3–538.3" on a busy machine):
+    mean 143.3, s = 222.3, half-width t(0.975, 2) × s / √3 = 4.303 × 128.4 = 552.4, so the t
+    interval runs from −409 to 695.7; a latency cannot be negative, so it starts at 0."""
+    ci = ci95([10.0, 20.0, 400.0])
+    assert ci.low == 0.0 and ci.clamped
+    assert ci.high == pytest.approx(143.333 + 4.303 * 222.336 / 3 ** 0.5, rel=1e-3)
+    signed = ci95([-1.0, 0.5, 2.0])  # a quantity that may be negative keeps its t interval
+    assert signed.low < 0 and not signed.clamped

@@ -58,12 +58,14 @@ def t_critical(df: int) -> float:
 @dataclass(frozen=True)
 class Interval:
     """A 95 % confidence interval: ``low``, ``high`` (the metric's unit), ``mean`` of the round
-    values it is centred on, ``n`` rounds."""
+    values it is centred on, ``n`` rounds; ``clamped``: the t interval reached below 0 for a
+    quantity that cannot (every value ≥ 0: a latency, a rate) and ``low`` was raised to 0."""
 
     low: float
     high: float
     mean: float
     n: int
+    clamped: bool = False
 
     def overlaps(self, other: Interval) -> bool:
         """Whether the two intervals share any value. Intervals that do not overlap mean the
@@ -76,7 +78,8 @@ class Interval:
 
 def ci95(values: Sequence[float | None]) -> Interval | None:
     """The 95 % interval of the mean of ``values`` (one per round; ``None`` entries are rounds
-    without a value and are left out), or ``None`` with fewer than two values."""
+    without a value and are left out), or ``None`` with fewer than two values. When every value
+    is ≥ 0 the interval never reaches below 0 (``clamped`` says when it was cut there)."""
     xs = [float(v) for v in values if v is not None and math.isfinite(v)]
     n = len(xs)
     if n < 2:
@@ -84,4 +87,6 @@ def ci95(values: Sequence[float | None]) -> Interval | None:
     mean = sum(xs) / n
     s = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
     half = t_critical(n - 1) * s / math.sqrt(n)
+    if mean - half < 0 <= min(xs):  # TTFT, TPOT, tok/s are never negative: few, spread rounds
+        return Interval(0.0, mean + half, mean, n, clamped=True)
     return Interval(mean - half, mean + half, mean, n)
