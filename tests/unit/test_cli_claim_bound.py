@@ -21,6 +21,7 @@ def test_readme_first_command_report():
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert "missing" in text and "reference impression only" in text
+    assert "find_string" not in text and "search:" not in text  # the catalog's search handles stay in the data
     assert "BF16" in text and "569 GB" in text  # what full precision means, and its size
     assert "hard bound" in text and "fits" in text and "Precision readings" in text
     assert "not stated" in text and "2× H200" in text  # the unstated count is sized to the weights

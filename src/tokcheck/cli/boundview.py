@@ -8,6 +8,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from tokcheck.core.catalog import readable_source
 from tokcheck.core.units import fmt_bytes, fmt_count, fmt_number, plain_number, sig3
 
 
@@ -221,7 +222,7 @@ def claim_report(data: dict) -> Group:
             stated = (f" (card: {m['total_params_stated'] / 1e9:,.1f} B / {m['active_params_stated'] / 1e9:,.1f} B)")
         parts.append(Text(f"Model: {m['name']} — {m['layers']} layers{moe}; {m['total_params'] / 1e9:,.1f} B total, "
                           f"{m['active_params'] / 1e9:,.1f} B active per token{stated}"
-                          f"{'; an estimate' if m.get('estimate') else ''}. Source: {m['source']} "
+                          f"{'; an estimate' if m.get('estimate') else ''}. Source: {readable_source(m['source'])} "
                           f"[checked: {m['checked']}]", style="dim"))
     if data.get("gpu"):
         g = data["gpu"]
@@ -229,7 +230,7 @@ def claim_report(data: dict) -> Group:
         mem = ("memory n/a" if g["memory_bytes"] is None
                else f"{gb(g['memory_bytes'])} ({g['memory_bytes'] / 2 ** 30:,.0f} GiB)")
         parts.append(Text(f"GPU: {g['name']} — {mem}, {_plain(g['peak_bandwidth_bytes_per_s'] / 1e12)} TB/s peak. "
-                          f"Source: {g['source']} [checked: {g['checked']}]", style="dim"))
+                          f"Source: {readable_source(g['source'])} [checked: {g['checked']}]", style="dim"))
     fp = data.get("full_precision")
     if fp and (fp.get("claim_says_full_precision") or not fp.get("released_differs")):
         parts.append(Text(f"Precision: {fp['meaning']}"))

@@ -71,6 +71,21 @@ class GpuSpec:
         return None if self.memory_bytes is None else self.memory_bytes / GIB
 
 
+def readable_source(text: str) -> str:
+    """A catalog row's source as a reader sees it: the stored text keeps the handles of the
+    searches its copies were found with (``find_string id N``, ``search: …``), which help whoever
+    re-checks the row (docs/catalog-models.md, docs/catalog-gpus.md) but mean nothing to a user;
+    they are dropped, what they annotate is kept."""
+    import re
+
+    out = re.sub(r"\s*\(\s*(?:find_string id \d+|search:[^()]*)\s*\)", "", text)
+    out = re.sub(r",\s*find_string id \d+:\s*", ": ", out)
+    out = re.sub(r",\s*find_string id \d+", "", out)
+    out = re.sub(r"find_string id \d+(?::\s*|,\s*|\s*)", "", out)
+    out = re.sub(r"\s*\(\s*\)", "", out)
+    return re.sub(r"\s{2,}", " ", out).strip()
+
+
 def _opt_float(text: str) -> float | None:
     text = (text or "").strip()
     return float(text) if text else None
