@@ -580,3 +580,17 @@ def test_memory_used_above_the_stated_capacity_is_compared_in_the_texts_own_unit
     assert any("16.8 GB used" in e for e in over.explanations)
     fine = analyze_claim(_claim(footprint={"memory_used_gb": 15.9, "memory_used_scope": "total"}, **fields))
     assert fine.verdict == "plausible"
+
+
+def test_a_gpu_named_but_not_in_the_catalog_leaves_the_verdict_unknown():
+    """'RTX 9090' is a GPU name tokcheck does not know: the requirements are still computed
+    (100 tok/s of Llama 3.1 8B at BF16 reads 16.1 GB per token: ≥ 1.5 TB/s), but whether that GPU
+    has them is not known, so the verdict is unknown and the nearest names are suggested."""
+    from tokcheck.core.claim import parse_claim
+    from tokcheck.core.verdict import analyze_claim
+
+    a = analyze_claim(parse_claim("Llama 3.1 8B at 100 tok/s on an RTX 9090"))
+    assert a.verdict == "unknown"
+    assert a.explanations[0].startswith("the claim names its GPU, 'RTX 9090', which is not in the built-in catalog "
+                                        "(did you mean RTX 5090")
+    assert a.requirements

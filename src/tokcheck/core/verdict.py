@@ -851,7 +851,19 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
 
     # --- no hardware: requirements
     if gpu is None:
-        return _no_gpu(result, claim, readings, rate, context, words, bad, hints)
+        result = _no_gpu(result, claim, readings, rate, context, words, bad, hints)
+        named = [u for u in claim.unknown_names if u.get("kind") == "gpu"]
+        if named and result.verdict != "implausible":
+            # the text names its hardware, but not one tokcheck knows: what it would need is said,
+            # whether that hardware has it is not
+            u = named[0]
+            near = " or ".join(u.get("suggestions") or [])
+            result.verdict = "unknown"
+            result.explanations.insert(0, f"the claim names its GPU, {u['words']!r}, which is not in the built-in "
+                                          "catalog" + (f" (did you mean {near}?)" if near else "")
+                                          + ": pass --gpu NAME or --bandwidth to judge it; what the figure "
+                                          "needs is below")
+        return result
 
     result.reverse = implied_bytes_per_token(rate, gpu, (first.setup or setup).tp) if rate else None
     if result.reverse is not None:
