@@ -162,3 +162,18 @@ def test_an_engine_silent_on_speculative_decoding_is_unknown_and_flags_read_yes_
     assert main(["compare", "--json", str(a.path), str(b.path)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["settings"][1]["prefix_cache"] in (True, False)
+
+
+def test_comparable_runs_of_two_quantizations_say_what_differs_by_design(tmp_path):
+    """F16 against Q4_K_M: every condition agrees, the quantization differs (it is what is
+    compared); the verdict names it rather than reading as if everything agreed."""
+    import copy
+
+    a = _run(tmp_path, "a")
+    q4_report = copy.deepcopy(VLLM_CPU_ENGINE_REPORT) | {"quantization": "Q4_K_M"}
+    b = load_run(write_run_dir(tmp_path / "b", levels={1: {"ttft_ms": 10, "gen_tok_s": 300, "agg_tok_s": 290},
+                                                       4: {"ttft_ms": 20, "gen_tok_s": 250, "agg_tok_s": 900}},
+                               serve=SERVE, engine_report=q4_report))
+    c = comparability([a, b])
+    assert c.comparable
+    assert c.verdict().endswith("what is compared differs: quantization (none vs Q4_K_M)"), c.verdict()

@@ -96,8 +96,15 @@ class Comparability:
 
     def verdict(self) -> str:
         if self.comparable:
-            note = f" ({', '.join(self.unknown)} not recorded in every run)" if self.unknown else ""
-            return "COMPARABLE: all of the guide's conditions agree" + note
+            msg = "COMPARABLE: every condition of the guide's that all runs recorded agrees"
+            if self.unknown:
+                msg += f"; not recorded in every run: {', '.join(self.unknown)}"
+            by_design = {k: [s.get(k) for s in self.settings] for k in ("model", "quantization")
+                         if len({str(s.get(k)) for s in self.settings}) > 1}
+            if by_design:
+                msg += "; what is compared differs: " + "; ".join(
+                    f"{k} ({' vs '.join(str(_show(x)) for x in v)})" for k, v in by_design.items())
+            return msg
         parts = [f"{k} ({' vs '.join(str(_show(x)) for x in v)})" for k, v in self.differ.items()]
         return "NOT COMPARABLE: " + "; ".join(parts) + " differ"
 
