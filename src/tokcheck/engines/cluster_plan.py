@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tokcheck.core.roofline import decode_bound, memory_budget
+from tokcheck.core.units import fmt_bytes
 from tokcheck.engines.base import ServeSettings
 from tokcheck.errors import TokcheckError
 
@@ -55,11 +56,15 @@ class ClusterPlan:
         if not self.budget:
             return []
         b = self.budget
-        lines = ["", f"memory per GPU ({b['gpu']}, {b['available_gib']:.1f} GiB usable at "
+
+        def gb(key: str) -> str:  # decimal units, as every size tokcheck prints
+            return fmt_bytes(b[key] * GIB)
+
+        lines = ["", f"memory per GPU ({b['gpu']}, {gb('available_gib')} usable at "
                      f"gpu_memory_utilization {b['gpu_memory_utilization']}): weights "
-                     f"{b['weights_gib']:.2f} + KV cache {b['kv_cache_gib']:.2f} ({b['concurrency']} × "
-                     f"{b['max_model_len']:,} tokens) + overhead {b['overhead_gib']:.2f} = "
-                     f"{b['required_gib']:.2f} GiB: fits"]
+                     f"{gb('weights_gib')} + KV cache {gb('kv_cache_gib')} ({b['concurrency']} × "
+                     f"{b['max_model_len']:,} tokens) + overhead {gb('overhead_gib')} = "
+                     f"{gb('required_gib')}: fits"]
         one = b.get("single_stream")
         if one and one["hard_tok_s"]:
             lines.append(f"one stream's decode bound: {one['hard_tok_s']:,.0f} tok/s at peak bandwidth, "
@@ -155,10 +160,13 @@ def plan_cluster(settings: ServeSettings, *, pipeline_parallel: int = 1, nodes: 
             if not m.fits:
                 need = (f"needs {m.min_tensor_parallel} GPUs" if m.min_tensor_parallel
                         else "does not fit on 64 GPUs")
+                def gb(key: str) -> str:
+                    return fmt_bytes(per[key] * GIB)
+
                 raise TokcheckError(
-                    f"the plan does not fit: per GPU {per['weights_gib']:.1f} GiB weights + {per['kv_cache_gib']:.1f} GiB "
-                    f"KV cache + {per['overhead_gib']:.1f} GiB overhead = {per['required_gib']:.1f} GiB > "
-                    f"{per['available_gib']:.1f} GiB usable on {gpu.name} at gpu_memory_utilization {util} "
+                    f"the plan does not fit: per GPU {gb('weights_gib')} weights + {gb('kv_cache_gib')} "
+                    f"KV cache + {gb('overhead_gib')} overhead = {gb('required_gib')} > "
+                    f"{gb('available_gib')} usable on {gpu.name} at gpu_memory_utilization {util} "
                     f"(tensor parallel {tp} × pipeline parallel {pp}; at these lengths it {need})")
     elif gpu is None:
         notes.append("no --gpu given: the memory budget per GPU is not checked")
