@@ -90,11 +90,11 @@ def bound_table(bound: dict, memory: dict | None, title: str = "Bound and memory
     return t
 
 
-def options_table(options: list[dict]) -> Group:
+def options_table(options: list[dict], where: str | None = None) -> Group:
     """one row per precision with units in the headers, short enough for an 80-column terminal;
     what each precision risks follows as a list under the table (a table cell would wrap it word by
-    word)."""
-    t = Table(title="Precision options", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+    word). ``where``: the GPUs the options are computed on ("2× H200"), said in the title."""
+    t = Table(title="Precision options" + (f" on {where}" if where else ""), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
               show_edge=False)
     t.add_column("precision", no_wrap=True)
     for head in ("weights\nGB", "per token\nGB", "hard\ntok/s", "realistic\ntok/s"):
@@ -261,7 +261,10 @@ def claim_report(data: dict) -> Group:
                           f"{gb(r['hard_bytes'])} (peak) or {gb(r['realistic_bytes'])} (realistic); the model's weights "
                           f"at this precision are {gb(r['weights_bytes_at_precision'])}."))
     if data.get("precision_options"):
-        parts.append(options_table(data["precision_options"]))
+        where = None
+        if lay.get("gpu") and lay.get("gpu_count"):
+            where = f"{lay['gpu_count']}× {lay['gpu']}"
+        parts.append(options_table(data["precision_options"], where))
     mbu = data.get("mbu")
     if mbu:
         parts.append(Text(f"Bandwidth utilisation (MBU): {mbu['value']:.0%} of the hard bound — {mbu['band']}"))
