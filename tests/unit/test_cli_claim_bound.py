@@ -76,6 +76,12 @@ def test_bound_model_json(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["memory"]["fits"] is True and data["bound"]["aggregate"]["concurrency"] == 8
     assert [o["precision"] for o in data["precision_options"]] == ["BF16", "FP8", "INT4"]
+    # a MoE: decode reads the active parameters (Qwen3-30B-A3B's card: 30.5 B total, 3.3 B active)
+    p = data["parameters"]
+    assert p["experts"] == 128 and p["experts_per_token"] == 8
+    assert 30.0e9 < p["total"] < 31.0e9 and 3.2e9 < p["active_per_token"] < 3.5e9
+    out = _run("bound", "--model", "Qwen3-30B-A3B", "--gpu", "H100")
+    assert out.stdout.startswith("Qwen3-30B-A3B: 30.5 B parameters, 3.4 B active per token; a mixture of experts")
 
 
 def test_bound_terminal_report():

@@ -78,6 +78,12 @@ def run(args: argparse.Namespace) -> int:
     m = memory_budget(model, gpu, precision, max_model_len, args.concurrency, args.gpu_memory_utilization,
                       args.gpus * pp)
     data = {"model": b.model, "gpu": gpu.name if gpu else None, "bound": _bound_json(b), "memory": _memory_json(m)}
+    if not isinstance(model, WeightsOnly):
+        from tokcheck.core.architecture import active_params, total_params
+
+        data["parameters"] = {"total": total_params(model), "active_per_token": active_params(model),
+                              "experts": model.num_experts or None,
+                              "experts_per_token": model.experts_per_token or None}
     if m.fits is not None and not isinstance(model, WeightsOnly):
         data["memory"]["max_seqs_by_max_model_len"] = max_seqs_by_max_model_len(
             model, gpu, precision, args.gpu_memory_utilization, args.gpus * pp)
@@ -94,6 +100,14 @@ def run(args: argparse.Namespace) -> int:
     from tokcheck.cli.boundview import bound_table, options_table
 
     console = Console(soft_wrap=False)
+    if p := data.get("parameters"):
+        moe = (f"; a mixture of experts ({p['experts']} experts, {p['experts_per_token']} per token): decode reads "
+               "the active parameters, memory holds them all" if p.get("experts") else "")
+        def count(x: float) -> str:  # parameters as model cards write them: 30.5 B, 3.41 M
+            return f"{x / 1e9:,.1f} B" if x >= 1e9 else f"{x / 1e6:,.2f} M"
+
+        console.print(f"{b.model}: {count(p['total'])} parameters, {count(p['active_per_token'])} active "
+                      f"per token{moe}", highlight=False)
     console.print(bound_table(data["bound"], data["memory"], title=f"{b.model}: bound and memory"))
     if data.get("precision_options"):
         console.print(options_table(data["precision_options"]))
