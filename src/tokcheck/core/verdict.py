@@ -351,7 +351,8 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
 
     def mbu_text(v, h, what):
         u = v / h
-        return u, f"{fmt(v)} tok/s is {u:.0%} of the {what} ({sig3(h)} tok/s {at} on {where}) — {band_for(u)}"
+        share = f"{u:.0%}" if u >= 0.005 else ("under 0.5%" if u > 0 else "0%")
+        return u, f"{fmt(v)} tok/s is {share} of the {what} ({sig3(h)} tok/s {at} on {where}) — {band_for(u)}"
 
     def lower_precision_reaches(v: float, aggregate: bool, spec_stated: bool = False) -> str | None:
         """A narrower format than the released one under which the figure fits the bound (with the
