@@ -47,7 +47,10 @@ def test_probe_command_prints_the_sentence(tmp_path, monkeypatch):
     monkeypatch.setenv("TOKCHECK_CEILING_FILE", str(tmp_path / "c.json"))
     proc = subprocess.run([sys.executable, "-m", "tokcheck", "probe", "--concurrency", "1,2", "--output-len", "32",
                            "--no-save"], capture_output=True, text=True, timeout=300,
-                          env={**__import__("os").environ, "COLUMNS": "200"})
+                          env={**__import__("os").environ, "COLUMNS": "80"})
     assert proc.returncode == 0, proc.stderr
     text = " ".join(proc.stdout.split())
     assert "on this machine are client-bound" in text and not (tmp_path / "c.json").exists()
+    # an 80-column terminal shows every header and figure whole (no rich ellipsis)
+    assert "…" not in proc.stdout and max(len(line.rstrip()) for line in proc.stdout.splitlines()) <= 80
+    assert "conc." in proc.stdout and "bound" in proc.stdout

@@ -44,10 +44,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     console = Console()
     table = Table(title=f"tokcheck probe — echo server: TTFT {args.ttft_ms:g} ms, {args.itl_ms:g} ms per token, "
-                        f"{args.output_len} tokens", header_style="bold")
-    for col in ("concurrency", "client tok/s", "server tok/s", "TTFT error ms", "ITL ms", "stamp delay ms",
-                "loop lag p99 ms", "client CPU %", "client-bound"):
-        table.add_column(col, justify="right")
+                        f"{args.output_len} tokens", header_style="bold", show_edge=False)
+    # short headers that wrap, numbers that never do: the table fits 80 columns at 256 streams
+    for col, width in (("conc.", 5), ("client tok/s", 7), ("server tok/s", 7), ("TTFT error ms", 6),
+                       ("ITL ms", 6), ("stamp delay ms", 6), ("loop lag p99 ms", 6), ("client CPU %", 6),
+                       ("bound", 5)):
+        table.add_column(col, justify="right", width=width)
 
     def f(v, d=1):
         return "n/a" if v is None else f"{v:,.{d}f}"
@@ -57,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
                       f(r.itl_ms, 3), f(r.stamp_delay_p50_ms, 3), f(r.loop_lag_p99_ms, 2), f(r.cpu_percent, 0),
                       "yes" if r.bound else "no")
     console.print(table)
+    console.print("conc.: concurrent streams; bound: the client, not the server, was the limit.", highlight=False)
     c = result.ceiling
     console.print(f"Numbers above {c.tok_s:,.0f} tok/s on this machine are client-bound "
                   f"(the most this client measured, at concurrency {c.at_concurrency}; TTFT error there "
