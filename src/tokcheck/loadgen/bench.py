@@ -17,6 +17,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -322,6 +323,50 @@ def _default_out(config: BenchConfig) -> Path:
     return Path("runs") / f"{safe}-{stamp}"
 
 
+@dataclass
+class Prepared:
+    """What every bench run settles before its first request (one process or many): the SLO,
+    the tokenizer, the target, the levels and their request count, the server's facts, the
+    prompts (one spare for the probe request), the server's own prompt count, the client
+    ceiling, and whether the server is on this machine."""
+
+    slo: Any
+    tok: Any
+    target: Target
+    levels: list
+    total: int
+    server: Any
+    prompts: list
+    tokenize_count: Any
+    ceiling: Any
+    loopback: bool
+
+
+def prepare(config: BenchConfig) -> Prepared:
+    """Settle what a run needs before its first request (:class:`Prepared`).
+
+    Raises:
+        TokcheckError: a bad SLO, tokenizer or URL; an unreachable server; lengths beyond the
+            server's max_model_len.
+    """
+    slo = None
+    if config.slo:
+        from tokcheck.core.slo import parse_slo
+
+        slo = parse_slo(config.slo)
+    tok = load_tokenizer(config.tokenizer)
+    target = Target.from_url(config.url)
+    levels = config.levels()
+    total = sum(config.warmup + config.rounds * config.per_round(lv) for lv in levels)
+    server = _server_info(config)
+    check_lengths(config, server)
+    prompts = make_prompts(tok, config.input_len, total + 1, seed=config.seed)
+    tokenize_count = _server_tokenize(config, prompts[0])
+    ceiling = load_ceiling() if config.use_client_ceiling else None
+    loopback = target.host in ("localhost", "::1") or target.host.startswith("127.")
+    return Prepared(slo, tok, target, levels, total, server, prompts, tokenize_count, ceiling, loopback)
+
+
 def run_bench(
     config: BenchConfig,
     *,
@@ -353,22 +398,11 @@ def run_bench(
             request form, or an output directory that already holds a run.
     """
     hooks = list(hooks or [])
-    slo = None
-    if config.slo:
-        from tokcheck.core.slo import parse_slo
-
-        slo = parse_slo(config.slo)
-    tok = load_tokenizer(config.tokenizer)
-    target = Target.from_url(config.url)
-    levels = config.levels()
-    total = sum(config.warmup + config.rounds * config.per_round(lv) for lv in levels)
-    server = _server_info(config)
-    check_lengths(config, server)
-    prompts = make_prompts(tok, config.input_len, total + 1, seed=config.seed)
-    tokenize_count = _server_tokenize(config, prompts[0])
-    ceiling = load_ceiling() if config.use_client_ceiling else None
+    prep = prepare(config)
+    slo, tok, target, levels = prep.slo, prep.tok, prep.target, prep.levels
+    server, prompts, tokenize_count, ceiling = prep.server, prep.prompts, prep.tokenize_count, prep.ceiling
     floor_ms = ceiling.ttft_floor_ms if ceiling is not None else None
-    loopback = target.host in ("localhost", "::1") or target.host.startswith("127.")
+    loopback = prep.loopback
 
     runner = _new_loop_runner()
     pool = ConnectionPool(target, reuse=config.connections == "reuse")

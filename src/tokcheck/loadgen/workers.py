@@ -53,18 +53,15 @@ from typing import Any
 
 from tokcheck.errors import TokcheckError
 from tokcheck.loadgen.bench import (BenchConfig, Progress, _call_hooks, _conditions, _default_out, _judge_forcing,
-                                    _new_loop_runner, _probe, _server_info, _server_tokenize, check_lengths)
-from tokcheck.loadgen.ceiling import load_ceiling
+                                    _new_loop_runner, _probe, prepare)
 from tokcheck.loadgen.client_health import workers_health
-from tokcheck.loadgen.prompts import make_prompts
-from tokcheck.loadgen.recorder import ConnectionPool, Target
+from tokcheck.loadgen.recorder import ConnectionPool
 from tokcheck.loadgen.schedule import poisson_offsets_ns
 from tokcheck.loadgen.shard import Item, Part, ShardSpec, host_facts, process_main, read_lines, wait_gone
 from tokcheck.record.level import Level
 from tokcheck.record.schema import RequestRecord, RunConditions, Summary, Telemetry
 from tokcheck.record.store import RequestLog, RunDirectory, read_requests
 from tokcheck.record.summarize import summarize_level
-from tokcheck.loadgen.tokens import load_tokenizer
 
 #: Round-trips used to estimate a remote worker's clock offset (the one with the smallest delay
 #: is kept; Cristian's method, docs/measurement.md "Past one process").
@@ -470,21 +467,10 @@ def run_bench_workers(
     if workers < 1:
         raise TokcheckError("--workers must be at least 1")
     hooks = list(hooks or [])
-    slo = None
-    if config.slo:
-        from tokcheck.core.slo import parse_slo
-
-        slo = parse_slo(config.slo)
-    tok = load_tokenizer(config.tokenizer)
-    target = Target.from_url(config.url)
-    levels = config.levels()
-    total = sum(config.warmup + config.rounds * config.per_round(lv) for lv in levels)
-    server = _server_info(config)
-    check_lengths(config, server)
-    prompts = make_prompts(tok, config.input_len, total + 1, seed=config.seed)
-    tokenize_count = _server_tokenize(config, prompts[0])
-    ceiling = load_ceiling() if config.use_client_ceiling else None
-    loopback = target.host in ("localhost", "::1") or target.host.startswith("127.")
+    prep = prepare(config)
+    slo, tok, target, levels = prep.slo, prep.tok, prep.target, prep.levels
+    server, prompts, tokenize_count, ceiling = prep.server, prep.prompts, prep.tokenize_count, prep.ceiling
+    loopback = prep.loopback
     runner = _new_loop_runner()
     pool = ConnectionPool(target, reuse=config.connections == "reuse")
     try:
