@@ -506,15 +506,7 @@ def run_bench(
             # Every request that finished is written by the worker before it stops.
             if worker is not None:
                 worker.close()
-            summary.interrupted = True
-            if label is not None and (not summary.levels or summary.levels[-1].label != label):
-                partial = [r for r in read_requests(run_dir.path) if r.level == label]
-                if partial:
-                    summary.levels.append(summarize_level(partial, lv, slo, input_len=config.input_len,
-                                                          output_len=config.output_len))
-            run_dir.write_summary(summary)
-            run.interrupted = True
-            run_dir.write_run(run)
+            save_interrupted(run_dir, run, summary, label, lv, slo, config)
             raise
         finally:
             if worker is not None:
@@ -524,17 +516,38 @@ def run_bench(
             run_dir.close()
         if worker.errors:
             run.measurement_errors = worker.errors[:20]
-        _judge_forcing(run, read_requests(run_dir.path), config)
-        tele_run = _call_hooks(hooks, "on_run_end")
-        if tele_run:
-            run.telemetry = tele_run
-        run.finished_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-        run_dir.write_run(run)
-        run_dir.write_summary(summary)
-        return summary
+        return finish_run(run_dir, run, summary, config, hooks)
     finally:
         pool.close()
         runner.close()
+
+
+def save_interrupted(run_dir, run: RunConditions, summary: Summary, label: str | None, lv, slo,
+                     config: BenchConfig) -> None:
+    """Ctrl-C: the level under way is summarized from the requests already on disk, and the
+    summary and run.json are written marked ``interrupted`` (nothing completed is lost)."""
+    summary.interrupted = True
+    if label is not None and (not summary.levels or summary.levels[-1].label != label):
+        partial = [r for r in read_requests(run_dir.path) if r.level == label]
+        if partial:
+            summary.levels.append(summarize_level(partial, lv, slo, input_len=config.input_len,
+                                                  output_len=config.output_len))
+    run_dir.write_summary(summary)
+    run.interrupted = True
+    run_dir.write_run(run)
+
+
+def finish_run(run_dir, run: RunConditions, summary: Summary, config: BenchConfig, hooks) -> Summary:
+    """The end of a run: the output-length forcing judged from the records, the telemetry
+    hooks' run-end figures, the finish time; run.json and summary.json written last."""
+    _judge_forcing(run, read_requests(run_dir.path), config)
+    tele_run = _call_hooks(hooks, "on_run_end")
+    if tele_run:
+        run.telemetry = tele_run
+    run.finished_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    run_dir.write_run(run)
+    run_dir.write_summary(summary)
+    return summary
 
 
 def _judge_forcing(run: RunConditions, records: list[RequestRecord], config: BenchConfig) -> None:

@@ -38,7 +38,6 @@ node, back through Ray's object store).
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import shutil
@@ -52,8 +51,8 @@ from pathlib import Path
 from typing import Any
 
 from tokcheck.errors import TokcheckError
-from tokcheck.loadgen.bench import (BenchConfig, Progress, _call_hooks, _conditions, _default_out, _judge_forcing,
-                                    _new_loop_runner, _probe, prepare)
+from tokcheck.loadgen.bench import (BenchConfig, Progress, _call_hooks, _conditions, _default_out,
+                                    _new_loop_runner, _probe, finish_run, prepare, save_interrupted)
 from tokcheck.loadgen.client_health import workers_health
 from tokcheck.loadgen.recorder import ConnectionPool
 from tokcheck.loadgen.schedule import poisson_offsets_ns
@@ -666,15 +665,7 @@ def run_bench_workers(
                 h.lost = h.lost or "interrupted"
                 h.kill()
             merge(handles, lost=True)
-            summary.interrupted = True
-            if label is not None and (not summary.levels or summary.levels[-1].label != label):
-                partial = [r for r in read_requests(run_dir.path) if r.level == label]
-                if partial:
-                    summary.levels.append(summarize_level(partial, lv, slo, input_len=config.input_len,
-                                                          output_len=config.output_len))
-            run_dir.write_summary(summary)
-            run.interrupted = True
-            run_dir.write_run(run)
+            save_interrupted(run_dir, run, summary, label, lv, slo, config)
             raise
         finally:
             log.close()
@@ -688,16 +679,9 @@ def run_bench_workers(
             run.measurement_errors = errors[:20]
         distributed["rounds"] = rounds_log
         run.distributed = distributed
-        _judge_forcing(run, read_requests(run_dir.path), config)
-        tele_run = _call_hooks(hooks, "on_run_end")
-        if tele_run:
-            run.telemetry = tele_run
         if stop:
             run.interrupted = True
-        run.finished_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-        run_dir.write_run(run)
-        run_dir.write_summary(summary)
-        return summary
+        return finish_run(run_dir, run, summary, config, hooks)
     finally:
         for h in handles:
             try:
