@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -76,8 +77,6 @@ def readable_source(text: str) -> str:
     searches its copies were found with (``find_string id N``, ``search: …``), which help whoever
     re-checks the row (docs/catalog-models.md, docs/catalog-gpus.md) but mean nothing to a user;
     they are dropped, what they annotate is kept."""
-    import re
-
     out = re.sub(r"\s*\(\s*(?:find_string id \d+|search:[^()]*)\s*\)", "", text)
     out = re.sub(r",\s*find_string id \d+:\s*", ": ", out)
     out = re.sub(r",\s*find_string id \d+", "", out)
