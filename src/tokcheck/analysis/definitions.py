@@ -48,7 +48,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tokcheck.core import metrics, stats
+from tokcheck.core import metric_table, metrics, stats
 from tokcheck.record.schema import RequestRecord
 from tokcheck.record.store import Run
 
@@ -288,16 +288,31 @@ def _round_statistic(tool: Tool, key: str, vals: Sequence[dict[str, Any]]) -> fl
     return stats.median(pooled)
 
 
+#: The client mark that leaves a request's value out of each per-request metric: the summary's
+#: rule (the metric table's ``mark``), applied to every tool alike so that the readings differ
+#: only by definition, never by which requests entered them.
+_MARKS: dict[str, str | None] = {m.name: m.mark for m in metric_table.METRICS
+                                 if m.name in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_latency_ms",
+                                               "generation_tok_s", "e2e_tok_s")}
+
+
+def _vouched(r: RequestRecord, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` without the metrics whose stamps the client could not vouch for in ``r``."""
+    return {k: v for k, v in values.items() if r.trusted(_MARKS.get(k))}
+
+
 def read_level(requests: Sequence[RequestRecord], tool: Tool, api: str = "completions") -> dict[str, float | None]:
     """One level's measured requests (warm-up left out here) read under ``tool``'s definitions:
-    each of :data:`KEYS`, per round then tokcheck's rounds rule (module doc)."""
+    each of :data:`KEYS`, per round then tokcheck's rounds rule (module doc). A request whose
+    stamps the client could not vouch for (``client_marks``) is left out of the metrics resting
+    on them, for every tool, as tokcheck's summary leaves it out."""
     measured = [r for r in requests if not r.warmup]
     rounds = sorted({r.round for r in measured})
     per_round: dict[str, list[float | None]] = {k: [] for k in KEYS}
     for n in rounds:
         in_round = [r for r in measured if r.round == n]
         ok = [r for r in in_round if r.error is None]
-        vals = [v for v in (tool.per_request(r, api) for r in ok) if v]
+        vals = [v for v in (_vouched(r, tool.per_request(r, api)) for r in ok) if v]
         for key in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_latency_ms", "generation_tok_s", "e2e_tok_s"):
             per_round[key].append(_round_statistic(tool, key, vals))
         tokens = [v["tokens"] for v in vals if v.get("tokens") is not None]

@@ -260,7 +260,14 @@ def test_every_fault_kind_is_recorded_and_counted(server, tiny_tokenizer, tmp_pa
     assert {r.error.kind for r in failed} == {kind}
     assert lv.errors == {kind: 2} and lv.requests_failed == 2 and lv.requests_ok == 2
     assert all(r.ttft_ms is None and r.tpot_ms is None for r in failed)
-    assert lv.ttft_ms is not None
+    ok = [r for r in recs if not r.error]
+    assert all(r.ttft_ms is not None for r in ok)  # the failures took nothing from the others
+    if all("ttft" in r.client_marks for r in ok):
+        # a busy machine stalled the client's own event loop around both 5 ms TTFTs: the level's
+        # TTFT is withheld, and says why (the summary's rule, tested on its own elsewhere)
+        assert "client could not vouch" in lv.ttft_ms_reason
+    else:
+        assert lv.ttft_ms is not None
 
 
 def test_missing_done_with_a_finish_reason_is_a_counted_defect(server, tiny_tokenizer, tmp_path):

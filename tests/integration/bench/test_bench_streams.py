@@ -81,7 +81,11 @@ def test_chunks_without_tokens_never_stop_a_run(server, tiny_tokenizer, tmp_path
     for r in recs:
         assert r.n_out == 20 and r.no_token_chunks == 3  # the two metadata chunks and the final usage
         assert r.ttft_ms == pytest.approx(20, abs=5)  # the metadata chunks are not the first token
-    assert lv.tpot_ms.median == pytest.approx(5.0, abs=0.15)
+        # TPOT divides by the tokens after the first read (19 unless a busy machine coalesced
+        # reads): the 3 metadata chunks are not counted (that would give about 4.3 ms)
+        assert r.tpot_ms == pytest.approx((r.t_last_ns - r.t_first_ns) / 1e6 / (20 - r.n_first))
+    # the server sleeps 5 ms a token; a busy machine only makes that later, never sooner
+    assert 4.9 <= lv.tpot_ms.median <= 5.6
 
 
 def test_actual_lengths_are_reported_and_forcing_is_judged_by_what_arrived(server, tiny_tokenizer, tmp_path):
