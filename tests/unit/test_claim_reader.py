@@ -371,3 +371,34 @@ def test_n_generated_is_an_output_length_and_single_stream_words_anywhere_give_o
     # 单流 (one stream) stated for the whole run, though written next to the prefill figure
     c = parse_claim("单台 DGX Spark 单流 2048 输入、128 输出：GPT-OSS-20B 为 3670.42 pp / 82.74 tg tok/s")
     assert c.fields["value"] == 82.74 and c.fields.get("concurrency") == 1
+
+
+def test_a_figure_sharing_its_scope_with_another_takes_its_metric_too():
+    """'each node achieves X input and Y output tok/s': Y is the node's total (aggregate), not one
+    request's generation speed, though 'output tokens per second' alone would read as one."""
+    c = parse_claim("DeepSeek-R1 on H20 GPUs: each node achieves 16.5k input tokens per second and "
+                    "5.7k output tokens per second")
+    assert [(f.value, f.metric, f.scope) for f in c.figures] == [
+        (16500, "prefill_tok_s", "node"), (5700, "aggregate_throughput", "node")]
+    assert c.fields["metric"] == "aggregate_throughput"
+
+
+def test_concurrency_of_a_prefill_only_run_is_not_the_headlines():
+    c = parse_claim("DeepSeek-R1 on 2 GB300: prefill only (ISL=2K, OSL=1, batch=256) 22476 tok/s per GPU; "
+                    "mixed (ISL=2k, OSL=1k) output throughput 3072 tok/s per GPU")
+    assert c.fields["value"] == 3072 and "concurrency" not in c.fields
+    assert c.figures[0].concurrency == 256  # the prefill figure keeps its own
+    # one query stated for the whole text, away from the figure
+    c = parse_claim("Llama 4 Maverick at over 2,500 t/s on Cerebras. A commenter notes this is the speed for 1 query.")
+    assert c.fields["concurrency"] == 1
+
+
+def test_an_output_rate_word_without_a_unit_is_a_speed_and_disabled_cuda_graphs_are_off():
+    # 出字率 (output character rate) names a tok/s figure even when other figures have units
+    c = parse_claim("DeepSeek-V3 在 16 张 H800 上用 SGLang（--disable-cuda-graph），并发 96 时平均首 token 时延 0.57 s，出字率 622.05。")
+    assert (c.fields["value"], c.fields["unit"]) == (622.05, "tok/s")
+    assert c.fields["cuda_graph"] is False
+    assert parse_claim("Llama 3 8B on an RTX 4090 with CUDA graphs: 120 tok/s").fields["cuda_graph"] is True
+    # the prompt length a prefill figure was measured over makes it a prefill figure
+    c = parse_claim("llama.cpp: 9.19 tokens per second for generation and 8.10 tokens per second for a 10-token prompt")
+    assert [f.metric for f in c.figures] == ["generation_tok_s", "prefill_tok_s"]

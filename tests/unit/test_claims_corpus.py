@@ -19,8 +19,8 @@ CORPUS = ROOT / "tests" / "data" / "claims" / "corpus.jsonl"
 
 # field → (recall floor, precision floor) in percent: achieved, rounded down
 FLOORS = {
-    "model": (98, 98), "gpu": (98, 98), "gpu_count": (96, 97), "value": (97, 97), "metric": (98, 96),
-    "scope": (97, 97), "concurrency": (96, 96), "precision": (98, 99), "engine": (99, 97),
+    "model": (98, 98), "gpu": (98, 98), "gpu_count": (96, 97), "value": (98, 98), "metric": (98, 97),
+    "scope": (97, 97), "concurrency": (100, 100), "precision": (98, 99), "engine": (99, 97),
     "input_tokens": (100, 96), "output_tokens": (96, 100),
 }
 TARGET_RECALL, TARGET_PRECISION = 95, 97
@@ -64,4 +64,4 @@ def test_verdicts_agree_with_the_expert_and_never_contradict(result):
 
 
 def test_figures_found_hold_their_floor(result):
-    assert result["figures"]["found"] >= 363, result["figures"]
+    assert result["figures"]["found"] >= 364, result["figures"]

@@ -561,10 +561,16 @@ def parse_claim(text: str) -> Claim:
         src["concurrency"] = head.why.get("concurrency") or head.why.get("scope") or head.words
     else:
         stated = concurrency_mentions(masked, [fig.span for fig in figs])
+        # a batch written for a prefill-only figure ("纯 Prefill（ISL=2K、OSL=1、batch=256）") is
+        # that measurement's setting, not the decode headline's
+        prefill_own = {fig.why.get("concurrency") for fig in figs
+                       if fig is not head and fig.metric == "prefill_tok_s" and fig.why.get("concurrency")}
+        stated = [c for c in stated if t[c[1]:c[2]] not in prefill_own]
         distinct = sorted({c[0] for c in stated})
         if len(distinct) == 1:
             f["concurrency"], src["concurrency"] = distinct[0], t[stated[0][1]:stated[0][2]]
-        elif not stated and re.search(r"single[\s\-](?:request|stream|user|sequence)|one\s+request|单请求|单并发|单用户|单流|"
+        elif not stated and re.search(r"single[\s\-](?:request|stream|user|sequence|query)|one\s+(?:request|query)|"
+                                      r"for\s+(?:1|one|a\s+single)\s+(?:query|request|user|stream)\b|单请求|单并发|单用户|单流|"
                                       r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)|\bbs\s*=?\s*1(?!\d)", masked, re.I):
             f["concurrency"], src["concurrency"] = 1, "single request"
     if head.metric is None and f.get("concurrency") and head.is_rate:

@@ -60,7 +60,8 @@ _LATENCY_WORDS = re.compile(
 _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "metric": (
         ("prefill_tok_s", r"prompt\s+processing|prompt[\s\-]eval\w*|\bpp\s*\d*\b|pre-?fill\w*|预处理|预填充|提示词?处理|"
-                          r"prompt\s*(?:speed|throughput|tok|阶段|phase|stage|rate)|input\s+(?:processing|speed)|处理提示|首段"),
+                          r"prompt\s*(?:speed|throughput|tok|阶段|phase|stage|rate)|input\s+(?:processing|speed)|处理提示|首段|"
+                          r"for\s+(?:a|the)\s+[\d,]+[\s\-]tokens?\s+prompt"),
         ("e2e_tok_s", r"end[\s\-]to[\s\-]end|\be2e\b|端到端|including\s+(?:prefill|ttft|prompt)"),
         ("generation_tok_s", r"generation|generating|generate[sd]?|\btg\s*\d*\b|decod\w+|\beval\b|生成|解码|吐字|"
                              r"输出速度|text\s+gen|token\s+gen|output\s+speed|inference\s+speed|推理速度"),
@@ -115,7 +116,7 @@ _BARE_SPEED = re.compile(
 # Strong decode/prefill words: a bare number right after one is a speed even when other figures
 # have units ("NVFP4 解码 38.65、FP8 为 20.5").
 _BARE_STRONG = re.compile(
-    rf"(?P<word>\bdecod(?:e|ing)|\btg(?:\d+)?(?!\d)(?=\s*(?:约|~|about|:|=|为)\s*\d)|\beval\s+rate|解码|生成速度)\s*(?:速度)?\s*(?:从|from|约|~|about|为|是|of|at|:|=)?\s*"
+    rf"(?P<word>\bdecod(?:e|ing)|\btg(?:\d+)?(?!\d)(?=\s*(?:约|~|about|:|=|为)\s*\d)|\beval\s+rate|解码|生成速度|出字率|吐字率|出字速度|吐字速度)\s*(?:速度)?\s*(?:从|from|约|~|about|为|是|of|at|:|=)?\s*"
     rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE +
     rf"(?P<more>(?:\s*[,、]\s*(?:[a-z0-9]+\s*)?(?:为|是|:)?\s*(?P<num2>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE + r")?)", re.I)
 _SHARED_UNIT = re.compile(
@@ -464,6 +465,7 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
                 a.metric = a.metric or b.metric
                 a.scope = a.scope or b.scope
                 a.concurrency = a.concurrency or b.concurrency
+                _settle(a)  # "each node achieves X input and Y output tok/s": Y is the node's total too
     return figs
 
 

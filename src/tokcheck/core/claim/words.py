@@ -369,7 +369,9 @@ def option_words(t: str) -> dict:
         m = re.search(r"prefix[\s\-]cach|\bapc\b|radix[\s\-]?(?:cache|attention)|前缀缓存", low)
         if m:
             out["prefix_cache"] = (True, m.start(), m.end())
-    m = re.search(r"enforce[\s\-_]eager|no\s+cuda[\s\-]?graphs?|cuda[\s\-]?graphs?\s*(?:off|disabled)|eager\s+mode", low)
+    m = re.search(r"enforce[\s\-_]eager|no\s+cuda[\s\-]?graphs?|cuda[\s\-_]?graphs?\s*(?:off|disabled)|eager\s+mode|"
+                  r"disabl\w*[\s\-_]+cuda[\s\-_]?graphs?|without\s+cuda[\s\-]?graphs?|"
+                  r"(?:关闭|禁用|不开启?|未开启?)\s*cuda[\s\-_]?graphs?", low)
     if m:
         out["cuda_graph"] = (False, m.start(), m.end())
     else:
