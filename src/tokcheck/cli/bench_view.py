@@ -18,7 +18,8 @@ class LiveProgress:
         self.console = Console(stderr=True)
         self.progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("ok {task.fields[ok]}  failed {task.fields[failed]} (final count in the table)"),
+            TextColumn("warm-up {task.fields[warmup]}  ok {task.fields[ok]}  failed {task.fields[failed]} "
+                       "(final count in the table)"),
             TimeElapsedColumn(),
             console=self.console, refresh_per_second=2, transient=False,
         )
@@ -34,16 +35,20 @@ class LiveProgress:
         if self._started:
             self.progress.__exit__(*exc)
 
-    def update(self, label: str, looks_ok: bool, planned: int) -> None:
+    def update(self, label: str, looks_ok: bool, planned: int, warmup: bool = False) -> None:
+        """Count one finished request of level ``label`` (``planned``: the level's requests, warm-up
+        included). Warm-up requests move the bar but are counted apart: the summary leaves them out."""
         if not self._started:
             self.progress.__enter__()
             self._started = True
         task = self.tasks.get(label)
         if task is None:
-            task = self.progress.add_task(label, total=planned, ok=0, failed=0)
+            task = self.progress.add_task(label, total=planned, ok=0, failed=0, warmup=0)
             self.tasks[label] = task
         fields = self.progress.tasks[task].fields
-        if looks_ok:
+        if warmup:
+            fields["warmup"] += 1
+        elif looks_ok:
             fields["ok"] += 1
         else:
             fields["failed"] += 1

@@ -243,13 +243,15 @@ def record_json(runs, conditions: dict, startup_s: float | None, steps: list[str
 
 
 def _progress(say):
-    """A bench progress callback: one line per level when it is done (cheap: a counter)."""
+    """A bench progress callback: one line per level when it is done (cheap: counters)."""
     done: dict[str, int] = {}
+    warm: dict[str, int] = {}
 
-    def on_request(label: str, record, planned: int) -> None:
+    def on_request(label: str, looks_ok: bool, planned: int, warmup: bool = False) -> None:
         done[label] = done.get(label, 0) + 1
+        warm[label] = warm.get(label, 0) + int(warmup)
         if done[label] == planned:
-            say(f"  {label}: {planned} requests done")
+            say(f"  {label}: {planned - warm[label]} requests measured (after {warm[label]} warm-up)")
 
     return on_request
 

@@ -103,9 +103,10 @@ class BenchConfig(BaseModel):
         return max(4, 2 * (level.concurrency or 1))
 
 
-# progress(level label, looked ok, requests planned in the level): called on the event loop as
-# each request finishes, before it is measured ("looked ok": HTTP 200 and no transport error).
-Progress = Callable[[str, bool, int], None]
+# progress(level label, looked ok, requests planned in the level, warm-up): called on the event
+# loop as each request finishes, before it is measured ("looked ok": HTTP 200 and no transport
+# error; "planned" counts the level's warm-up requests too, which no summary counts).
+Progress = Callable[[str, bool, int, bool], None]
 
 
 def _new_loop_runner() -> asyncio.Runner:
@@ -477,7 +478,7 @@ def run_bench(
                                               probe["include_usage"], _open, stalls, floor_ms, loopback), ex)
                     if progress is not None:
                         looks_ok = ex.error is None and bool(ex.reads) and ex.reads[0][1][9:12] == b"200"
-                        progress(_label, looks_ok, _total)
+                        progress(_label, looks_ok, _total, p.warmup)
 
                 index = 0
                 if config.warmup:

@@ -556,7 +556,7 @@ def run_bench_workers(
             for r in got:
                 log.append(r)
                 if progress is not None:
-                    progress(r.level, r.error is None, planned_in_level)
+                    progress(r.level, r.error is None, planned_in_level, r.warmup)
 
         def _lose(h: _Handle, why: str) -> None:
             nonlocal stop

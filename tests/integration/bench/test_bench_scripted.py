@@ -334,3 +334,25 @@ def test_unreachable_server_is_one_line_error(tiny_tokenizer, tmp_path):
     cfg = BenchConfig(url="http://127.0.0.1:9", model="m", tokenizer=str(tiny_tokenizer), out=str(tmp_path / "r"))
     with pytest.raises(TokcheckError, match="cannot reach"):
         run_bench(cfg)
+
+
+def test_progress_counts_warm_up_apart_from_the_measured_requests(server, tiny_tokenizer, tmp_path):
+    """The live view's counts: 2 warm-up and 2 × 3 measured requests per level, the warm-up ones
+    flagged, so "ok" on screen is the summary's count, not two more."""
+    from tokcheck.cli.bench_view import LiveProgress
+
+    calls = []
+    live = LiveProgress(None)
+    with live:
+        run_bench(BenchConfig(url=server.url, model="scripted", tokenizer=str(tiny_tokenizer), input_len=32,
+                              output_len=8, concurrency=[1, 2], rounds=2, warmup=2, requests_per_round=3,
+                              out=str(tmp_path / "run"), timeout_s=5),
+                  progress=lambda *a: (calls.append(a), live.update(*a)))
+    for label in ("c=1", "c=2"):
+        mine = [c for c in calls if c[0] == label]
+        assert [c[3] for c in mine] == [True, True] + [False] * 6  # warm-up first
+        assert {c[2] for c in mine} == {8} and all(c[1] for c in mine)
+        fields = live.progress.tasks[live.tasks[label]].fields
+        assert (fields["warmup"], fields["ok"], fields["failed"]) == (2, 6, 0)
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert [lv["requests_ok"] for lv in summary["levels"]] == [6, 6]
