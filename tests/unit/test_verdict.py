@@ -116,6 +116,17 @@ def test_unknown_model_with_a_size_is_judged_with_a_dense_stand_in():
     assert any("judged as Mistral 7B v0.1" in n for n in a.notes)
 
 
+def test_a_stand_in_comes_from_the_unknown_models_own_family_when_one_is_near():
+    """'Llama 9 8B' is unknown; Ministral 8B (8.02 B) and Llama 3.1 8B (8.03 B) are both within
+    the tolerance of 8 B: the Llama is taken, and the note says it is the family's."""
+    a = analyze_claim(parse_claim("Llama 9 8B at 120 tok/s on an RTX 4090"))
+    assert a.stand_in[0]["model"] == "Llama 3.1 8B"
+    assert any("judged as Llama 3.1 8B (the catalog's dense Llama model" in n for n in a.notes)
+    # no family word in the catalog: the nearest size of any family, named as such
+    a = analyze_claim(parse_claim("Foo-7B runs at 100 tok/s on H100"))
+    assert any("(the catalog's dense model nearest" in n for n in a.notes)
+
+
 def test_bandwidth_override():
     a = analyze_claim(parse_claim("single request 20 tok/s"), model=WeightsOnly(120e9), bandwidth_bytes_per_s=3.3e12)
     assert a.bound["hard_tok_s"] == pytest.approx(27.5)

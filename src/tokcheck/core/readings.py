@@ -441,18 +441,30 @@ def size_mentions(text: str) -> list[tuple[int, float]]:
     return [(m.start(), float(m.group(1))) for m in _SIZE.finditer(text) if 0.1 <= float(m.group(1)) <= 2000]
 
 
-def dense_stand_in(billions: float) -> ModelSpec | None:
+def model_family(name: str) -> str:
+    """The family word of a model name: its first run of letters, lower case ("Llama 9 8B" →
+    ``llama``, "Qwen3.5 9B" → ``qwen``)."""
+    m = re.match(r"[^a-z]*([a-z]+)", (name or "").lower())
+    return m.group(1) if m else ""
+
+
+def dense_stand_in(billions: float, name: str | None = None) -> ModelSpec | None:
     """The catalog's dense model with 16-bit released weights whose total parameters are nearest
     ``billions`` (within 12 %): the architecture a model named only by its size is judged with —
-    the bound depends on the bytes read per token, which the size and precision set."""
+    the bound depends on the bytes read per token, which the size and precision set. With
+    ``name`` (the unknown model's name as written), a model of the same family ("Llama 9 8B" →
+    a Llama) within the tolerance comes before a nearer size of another family."""
     from tokcheck.core.catalog import models
 
+    kin = model_family(name or "")
     best = None
     for m in models():
         if m.is_moe or any(canonical_precision(v) not in ("BF16", "FP16", "FP32") for v in m.released_weights.values()):
             continue
         d = abs(total_params(m) / 1e9 - billions) / billions
-        key = (round(d, 3), len(m.name), m.name)  # equal sizes: the plainest name (a base model)
+        other_family = not kin or model_family(m.name) != kin
+        # equal sizes: the plainest name (a base model)
+        key = (other_family, round(d, 3), len(m.name), m.name)
         if d <= STAND_IN_TOLERANCE and (best is None or key < best[0]):
             best = (key, m)
     return best[1] if best else None

@@ -1017,7 +1017,7 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
     figure; an unknown model's own size first), and the claim takes its worst figure's verdict —
     a claim is as credible as its least credible statement. None when no size or stand-in is found
     (or the text speaks of a mixture of experts)."""
-    from tokcheck.core.readings import dense_stand_in, size_mentions
+    from tokcheck.core.readings import dense_stand_in, model_family, size_mentions
 
     named = size_mentions(unknown_model or "")
     sizes = size_mentions(claim.text or "") or ([(0, named[0][1])] if named else [])
@@ -1027,7 +1027,7 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
     text = claim.text or ""
     for fig in claim.figures:
         size = _size_of_figure(fig, sizes, text)
-        stand = dense_stand_in(size)
+        stand = dense_stand_in(size, unknown_model)
         if stand is None:
             continue
         figs = [replace(x, headline=x is fig) for x in claim.figures]
@@ -1052,8 +1052,11 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
     result = head[3]
     result.claim = claim
     what = f"{unknown_model!r} is not in the built-in catalog" if unknown_model else "no model is named"
+    kin = model_family(unknown_model or "")
+    word = re.search(r"[A-Za-z]+", head[2].name)
+    which = f"dense {word.group(0)} model" if kin and word and model_family(head[2].name) == kin else "dense model"
     result.notes.insert(0, f"model: {what}; the {fmt(head[1])}B model is judged as {head[2].name} (the catalog's "
-                           "dense model nearest that size)")
+                           f"{which} nearest that size)")
     result.stand_in = [{"figure": fmt(j[0].high), "unit": j[0].unit, "size_b": j[1], "model": j[2].name,
                         "verdict": j[3].verdict} for j in judged]
     if worst is not head and _SEVERITY.get(worst[3].verdict, -1) > _SEVERITY.get(result.verdict, -1):
