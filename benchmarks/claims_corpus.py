@@ -4,7 +4,8 @@ recall, and verdict agreement with an expert's answer, over a corpus of real pub
     python benchmarks/claims_corpus.py [CORPUS.jsonl ...] [--show FIELD] [--json]
 
 Default corpus: tests/data/claims/corpus.jsonl (the line format is docs/claims-corpus.md). The
-set kept aside for a last check, benchmarks/claims/heldout.jsonl, is measured only when named.
+sets kept aside for a last check, benchmarks/claims/heldout.jsonl and heldout2.jsonl, are measured
+only when named.
 
 ``metric`` and ``scope`` are the headline figure's (stated by the text, or inferred for a bare
 figure, as the expert's figure list also gives them). Scoring, per field, over the claims: recall = claims where the expert states the field and the

@@ -402,3 +402,35 @@ def test_an_output_rate_word_without_a_unit_is_a_speed_and_disabled_cuda_graphs_
     # the prompt length a prefill figure was measured over makes it a prefill figure
     c = parse_claim("llama.cpp: 9.19 tokens per second for generation and 8.10 tokens per second for a 10-token prompt")
     assert [f.metric for f in c.figures] == ["generation_tok_s", "prefill_tok_s"]
+
+
+def test_decoding_with_and_without_drafts_keeps_the_speculative_figure():
+    # "standard decoding" is decoding without speculation, so rule 4 of the headline applies
+    c = parse_claim("Llama 3.3 70B FP8 on an H200 at ~1,700 tokens/sec with standard decoding and "
+                    "~6,200 tokens/sec with EAGLE-3 speculative decoding")
+    assert [f.spec_decoding for f in c.figures] == [False, True] and c.fields["value"] == 6200
+    c = parse_claim("Gemma 31B Q8_0 runs at 6.5-6.8 tok/s without a draft, while the MTP draft lifts it to 22.1 tok/s")
+    assert c.figures[0].spec_decoding is False and c.fields["value"] == 22.1
+
+
+def test_a_figure_called_the_maximum_is_stressed():
+    c = parse_claim("Qwen 27B INT8 on an RTX 3090 gives ~95 tokens/s typically and ~155 tokens/s the maximum")
+    assert c.fields["value"] == 155 and c.figures[1].qualifier == "up_to"
+
+
+def test_rates_named_by_a_tps_word_and_results_set_side_by_side():
+    # a log's camel-case keys: the generation figure is the headline, the prompt one is prefill
+    c = parse_claim("Qwen3.5-35B-A3B-4bit on an M5 Max: generationTPS 133.47 and promptTPS 2756.56, TTFT 536.5 ms")
+    assert [(f.value, f.metric) for f in c.figures] == [(133.47, "generation_tok_s"), (2756.56, "prefill_tok_s"),
+                                                        (536.5, "ttft")]
+    assert c.fields["value"] == 133.47
+    # 而 sets the user's result against the README's: not a change, so the first stays the headline
+    c = parse_claim("DeepSeek-R1 4bit 在单张 RTX 4090 上只能达到 6-7 token/s，而 readme 里 32 核就能到 8token/s")
+    assert c.fields["value"] == [6, 7]
+    # "from 6 to 8" is still a change to 8
+    assert parse_claim("DeepSeek-R1 4bit 在单张 RTX 4090 上从 6 token/s 提升到 8 token/s").fields["value"] == 8
+
+
+def test_more_than_and_under_make_one_range():
+    c = parse_claim("Llama-2-70B Q2 on an 8GB card: more than 800 and under 1000 milliseconds per token")
+    assert c.fields["value"] == [800, 1000] and c.fields["unit"] == "ms/tok"

@@ -65,3 +65,25 @@ def test_verdicts_agree_with_the_expert_and_never_contradict(result):
 
 def test_figures_found_hold_their_floor(result):
     assert result["figures"]["found"] >= 364, result["figures"]
+
+
+@pytest.mark.parametrize("name", ["heldout.jsonl", "heldout2.jsonl"])
+def test_the_sets_kept_aside_are_well_formed_and_new(name):
+    """The sets kept aside are read by the same benchmark, so each line must be a complete answer
+    (one headline figure, matching the fields' value and unit), and none may repeat a corpus
+    claim (the same source and headline figure): that would not be unseen text. Their scores are
+    not asserted."""
+    import json
+
+    corpus = [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
+    seen = {(d["source"], json.dumps(d["fields"]["value"])) for d in corpus}
+    lines = [json.loads(line) for line in (ROOT / "benchmarks" / "claims" / name).read_text().splitlines()
+             if line.strip()]
+    assert lines and len({d["id"] for d in lines}) == len(lines)
+    for d in lines:
+        assert {"id", "text", "lang", "source", "fields", "figures", "verdict", "expert_note"} <= set(d), d["id"]
+        heads = [f for f in d["figures"] if f["headline"]]
+        assert len(heads) == 1, d["id"]
+        assert (heads[0]["value"], heads[0]["unit"]) == (d["fields"]["value"], d["fields"]["unit"]), d["id"]
+        assert d["verdict"] in {"plausible", "needs_explanation", "implausible", "unknown"}, d["id"]
+        assert (d["source"], json.dumps(d["fields"]["value"])) not in seen, d["id"]

@@ -61,7 +61,7 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "metric": (
         ("prefill_tok_s", r"prompt\s+processing|prompt[\s\-]eval\w*|\bpp\s*\d*\b|pre-?fill\w*|预处理|预填充|提示词?处理|"
                           r"prompt\s*(?:speed|throughput|tok|阶段|phase|stage|rate)|input\s+(?:processing|speed)|处理提示|首段|"
-                          r"for\s+(?:a|the)\s+[\d,]+[\s\-]tokens?\s+prompt"),
+                          r"for\s+(?:a|the)\s+[\d,]+[\s\-]tokens?\s+prompt|prompt[\s_]?tps"),
         ("e2e_tok_s", r"end[\s\-]to[\s\-]end|\be2e\b|端到端|including\s+(?:prefill|ttft|prompt)"),
         ("generation_tok_s", r"generation|generating|generate[sd]?|\btg\s*\d*\b|decod\w+|\beval\b|生成|解码|吐字|"
                              r"输出速度|text\s+gen|token\s+gen|output\s+speed|inference\s+speed|推理速度"),
@@ -81,8 +81,9 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
                       r"最大并发|高并发|under\s+(?:full\s+)?load|at\s+max(?:imum)?\s+concurrency|\d+\s*并发"),
     ),
     "spec": (
-        ("false", r"no\s+(?:mtp|spec\w*|speculative|draft)|without\s+(?:mtp|spec\w*|speculative|draft|eagle)|"
+        ("false", r"no\s+(?:mtp|spec\w*|speculative|draft)|without\s+(?:an?\s+|the\s+)?(?:mtp|spec\w*|speculative|draft|eagle)|"
                   r"(?:mtp|spec\w*\s+decod\w*|speculative\s+decoding)\s+(?:off|disabled)|\bplain\b|baseline|vanilla|"
+                  r"(?:standard|regular|normal|ordinary|autoregressive)\s+decod\w*|普通解码|常规解码|标准解码|"
                   r"不开(?:启)?\s*(?:投机|推测|mtp)|关闭\s*(?:投机|推测|mtp)|未开启?\s*(?:投机|推测|mtp)|无\s*(?:投机|mtp)|不用\s*mtp"),
         ("true", r"speculative|spec(?:ulative)?[\s\-_]decod\w*|\bmtp\b|eagle\s*-?\d?|medusa|draft\s+model|lookahead|"
                  r"n-?gram\s+spec|投机|推测解码|多\s*token\s*预测"),
@@ -116,7 +117,7 @@ _BARE_SPEED = re.compile(
 # Strong decode/prefill words: a bare number right after one is a speed even when other figures
 # have units ("NVFP4 解码 38.65、FP8 为 20.5").
 _BARE_STRONG = re.compile(
-    rf"(?P<word>\bdecod(?:e|ing)|\btg(?:\d+)?(?!\d)(?=\s*(?:约|~|about|:|=|为)\s*\d)|\beval\s+rate|解码|生成速度|出字率|吐字率|出字速度|吐字速度)\s*(?:速度)?\s*(?:从|from|约|~|about|为|是|of|at|:|=)?\s*"
+    rf"(?P<word>\bdecod(?:e|ing)|\btg(?:\d+)?(?!\d)(?=\s*(?:约|~|about|:|=|为)\s*\d)|\beval\s+rate|解码|生成速度|出字率|吐字率|出字速度|吐字速度|(?:generation|gen|decode|decoding|prompt|prefill)[\s_]?tps\b)\s*(?:速度)?\s*(?:从|from|约|~|about|为|是|of|at|:|=)?\s*"
     rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE +
     rf"(?P<more>(?:\s*[,、]\s*(?:[a-z0-9]+\s*)?(?:为|是|:)?\s*(?P<num2>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE + r")?)", re.I)
 _SHARED_UNIT = re.compile(
@@ -124,6 +125,8 @@ _SHARED_UNIT = re.compile(
     rf"(?:(?P<word>\s*(?:pp|tg|prefill|decode|prompt|gen|input|output)\d*)\s*(?:/|\band\b|\bvs\.?|\bversus\b|\bor\b|和|与)"
     rf"|\s*(?:/|\bvs\.?|\bversus\b))\s*", re.I)
 _CONTRAST = re.compile(r"\bbut\b|\bwhile\b|\bwhereas\b|\bversus\b|\bvs\.?|\bhowever\b|;|但是?|而|然而|相比之下", re.I)
+# Words that set two results against each other (theirs vs mine), which is not a change of one.
+_SET_AGAINST = re.compile(r"而|whereas|相比|对比|相较", re.I)
 _BOUNDARY = re.compile(r"[;!?\n]|\.(?!\d)(?=\s|$)|。")
 _SPLIT = re.compile(r",|;|\band\b|\bwhile\b|\bversus\b|\bvs\.?|\bor\b|\bbut\b|而|和|与|以及|但|对比|相比|→|->")
 _CHANGE_TO = re.compile(r"(?:(?<!up )(?<!up)\bto\b|\binto\b|(?<!达)到|至|降到|降至|提升到|提升至|升到|升至|提高到|翻到|变为|→|->)\s*$", re.I)
@@ -290,6 +293,20 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             prev.words = t[prev.span[0]:prev.span[1]]
             continue
         merged.append(fig)
+    for fig in merged:
+        after = t[fig.span[1]:fig.span[1] + 24]
+        if fig.qualifier in (None, "approx") and re.match(r"\s*(?:(?:as\s+)?(?:the|its)\s+|at\s+)(?:maximum|max|peak)\b",
+                                                         after, re.I):
+            fig.qualifier = "up_to"  # "~155 tokens/s the maximum": stressed as "up to 155" is
+        if fig.qualifier == "under" and not isinstance(fig.value, tuple):
+            # "more than 800 and under 1000 milliseconds per token": one range
+            m = re.search(rf"(?:more\s+than|over|above|at\s+least)\s+(?P<num>{NUMBER})\s*(?:,|and|but)?\s*"
+                          r"(?:under|below|less\s+than)\s*$", masked[max(0, fig.span[0] - 60):fig.span[0]], re.I)
+            if m and to_float(m.group("num")) < fig.value:
+                start = max(0, fig.span[0] - 60) + m.start()
+                fig.value, fig.qualifier = (to_float(m.group("num")), fig.value), None
+                fig.span = (start, fig.span[1])
+                fig.words = t[start:fig.span[1]]
     found = merged
     if not found:
         # no unit anywhere: a number right after a decode/prefill word is read as tok/s, and says so
@@ -437,7 +454,10 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             # "32 并发 … 平均生成速度 1000 tokens/s": a generation rate at concurrency > 1 without a
             # per-user word is the server's total
             f.scope, f.metric = "aggregate", "aggregate_throughput"
-        if i + 1 < len(figs) and figs[i + 1].unit == f.unit and _CHANGE_TO.search(t[f.span[1]:figs[i + 1].span[0]]):
+        between = t[f.span[1]:figs[i + 1].span[0]] if i + 1 < len(figs) else ""
+        if i + 1 < len(figs) and figs[i + 1].unit == f.unit and _CHANGE_TO.search(between) \
+                and not _SET_AGAINST.search(between):
+            # "只能达到 6-7 token/s，而 readme 里 … 就能到 8 token/s" sets two results side by side
             f.before_change = True
     for a, b in zip(figs, figs[1:]):
         if not a.before_change and a.unit == b.unit and _SWITCH.search(t[a.span[1]:b.span[0]]) \
