@@ -33,7 +33,9 @@ def test_three_tokens_per_chunk_vllm_itl_is_per_chunk_and_tokchecks_per_token(se
     # TPOT: 9 gaps of 15 ms after the first read. tokcheck divides by the 27 tokens that came
     # after the first read; vLLM's TPOT, GuideLLM's and AIPerf's ITL by 30 − 1 = 29.
     recs = run.measured_requests()
-    spans = [(r.t_last_ns - r.t_first_ns) / 1e6 for r in recs]
+    # every reading leaves out the spans the client could not vouch for (a loop stall on a busy
+    # machine), as tokcheck's summary does
+    spans = [(r.t_last_ns - r.t_first_ns) / 1e6 for r in recs if "tpot" not in r.client_marks]
     assert d["tokcheck"]["tpot_ms"] == pytest.approx(statistics.median(s / 27 for s in spans), rel=0.02)
     for tool, key in (("vllm-bench", "tpot_ms"), ("guidellm", "itl_ms"), ("aiperf", "itl_ms")):
         assert d[tool][key] == pytest.approx(statistics.median(s / 29 for s in spans), rel=0.02), tool
