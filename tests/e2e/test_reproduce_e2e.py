@@ -111,7 +111,17 @@ def test_verify_the_real_run_both_ways(reproduced):
 def test_report_of_the_real_run_in_chromium(reproduced, tmp_path):
     _, out = reproduced
     page = (out / "report.html").read_text()
-    assert page.count('src="data:image/png;base64,') >= 4     # throughput, TTFT, ITL, timeline
+    plots = page.count('src="data:image/png;base64,')
+    if "no request with two or more token chunks" in page:
+        # a client starved by a busy machine read each whole response in one piece (seen once in
+        # CI: TTFT 0.07 ms, 32 tokens in one read): there is no ITL to draw, the page says why,
+        # and the summary withholds TPOT rather than report a number from one read
+        assert plots >= 3                                      # throughput, TTFT, timeline
+        levels = load_run(out).levels
+        assert all(lv.figure("tpot_ms").value is None for lv in levels)
+        assert all(lv.client is not None and lv.client.bound for lv in levels)  # and names the client
+    else:
+        assert plots >= 4                                      # throughput, TTFT, ITL, timeline
     chromium = shutil.which("chromium")
     assert chromium, "chromium is not installed (scripts/test.sh installs it)"
     import subprocess
