@@ -69,7 +69,15 @@ def test_serve_and_bench_tiny_llama_in_bf16(tiny_llama, vllm_python, tmp_path, e
               json.loads((run_dir / "summary.json").read_text())["levels"]}
     assert levels[1]["requests_failed"] == levels[4]["requests_failed"] == 0
     assert levels[1]["ttft_ms"]["median"] > 0
-    assert levels[4]["output_throughput_tok_s"] > levels[1]["output_throughput_tok_s"]
+    assert levels[1]["output_throughput_tok_s"] > 0 and levels[4]["output_throughput_tok_s"] > 0
+    # concurrency 4 really overlapped requests and concurrency 1 never did (from the stamps;
+    # whether 4 at once is faster on this shared 2-core machine is a benchmark's question, not a
+    # test's: it was slower once in CI, 446 vs 516 tok/s)
+    def most_in_flight(label):
+        spans = [(r["t_send_ns"], r["t_end_ns"]) for r in measured if r["level"] == label]
+        return max(sum(1 for a, b in spans if a <= t < b) for t, _ in spans)
+
+    assert most_in_flight("c=1") == 1 and 2 <= most_in_flight("c=4") <= 4
     # TPOT is null (with a reason) when too many requests got every token in one read — a
     # loaded CPU vLLM often sends a whole short answer at once; never a silent 0
     tpot1 = levels[1]["tpot_ms"]
