@@ -60,12 +60,11 @@ def test_sizes_bits_and_memory_order_q4_k_m_below_q8_0_below_f16(demo):
     # Memory in the files' order, as llama.cpp accounts the weights it holds (its log's model
     # buffers: Q4_K_M's plain and CPU-repacked buffers together).
     assert q4["model_buffer_bytes"] < q8["model_buffer_bytes"] < f16["model_buffer_bytes"]
-    # The process's peak: F16 holds 3.2-4.5 MB more weights than either quantized file, more than
-    # the few MB the Python server's heap moves between starts; Q8_0 and Q4_K_M differ by 1.3 MB
-    # of weights, within that noise (a CI run saw Q4_K_M's peak 0.7 MB above Q8_0's), so their
-    # order is the buffers' above, and the output says so when the peaks disagree.
-    rss = [r["peak_rss_bytes"] for r in data["rows"]]
-    assert f16["peak_rss_bytes"] > max(q8["peak_rss_bytes"], q4["peak_rss_bytes"]), rss
+    # The process's peak is recorded but its order is not asserted: the Python server's heap
+    # moves by a few MB between starts, as much as the weights differ for this 7 MB model (CI
+    # runs saw Q4_K_M's peak 0.7 MB above Q8_0's, and F16's 0.3 MB below Q8_0's); the output
+    # says so when the peaks disagree with the files. The buffers above are the order that holds.
+    assert all(r["peak_rss_bytes"] > r["model_buffer_bytes"] for r in data["rows"])
     # llama.cpp's exact sizes for the tiny model (3,410,176 weights): F16 16.01, Q8_0 8.52,
     # Q4_K_M 5.35 bits per weight (its Q4_K_M keeps the tied embeddings in Q6_K).
     assert (f16["bits_per_weight"], q8["bits_per_weight"], q4["bits_per_weight"]) == \
