@@ -434,3 +434,50 @@ def test_rates_named_by_a_tps_word_and_results_set_side_by_side():
 def test_more_than_and_under_make_one_range():
     c = parse_claim("Llama-2-70B Q2 on an 8GB card: more than 800 and under 1000 milliseconds per token")
     assert c.fields["value"] == [800, 1000] and c.fields["unit"] == "ms/tok"
+
+
+def test_a_rate_written_after_per_second_with_a_stress_word_is_a_figure():
+    # "每秒最多可处理 16 个 Tokens": the rate written before its number, with 最多 in between
+    c = parse_claim("KTransformers 在 24 GB 显存的 PC 上跑 DeepSeek-R1 671B，每秒最多可处理 16 个 Tokens")
+    assert (c.fields["value"], c.fields["unit"]) == (16, "tok/s")
+    assert c.figures[0].qualifier == "up_to"
+
+
+def test_a_figure_in_a_question_or_an_interactivity_level_is_a_condition_not_the_result():
+    # the asker's target ("能否超过 30") is not a result; the answer's 36 is
+    c = parse_claim("有人问 Qwen3-Next 的单请求 decode 能否超过 30tokens/s，回复称 4 卡运行单请求输出已平均在 36tokens/s 以上")
+    assert [f.condition for f in c.figures] == ["a question", None]
+    assert c.fields["value"] == 36
+    c = parse_claim("Can Llama 3 8B reach 100 tok/s on a 3060? On mine it does 62 tok/s.")
+    assert c.fields["value"] == 62
+    # the per-user speed a throughput was read at is its condition
+    c = parse_claim("DeepSeek R1 在 8k/1k、fp8、每用户 75 tok/s 的交互性下，B200 每 GPU 吞吐 2558 tok/s")
+    assert c.figures[0].condition and c.fields["value"] == 2558
+    assert (c.fields["metric"], c.headline.scope) == ("aggregate_throughput", "gpu")
+    c = parse_claim("At an interactivity of 50 tok/s/user, GB200 NVL72 serves DeepSeek R1 at 5,790 tok/s per GPU")
+    assert c.fields["value"] == 5790
+
+
+def test_reading_a_prompt_at_a_rate_is_prefill_and_tgs_is_per_gpu():
+    c = parse_claim("Qwen3-Coder-30B-A3B Q4_K_M read a 7,624-token prompt at 779 tok/s and generated at 66 tok/s")
+    assert [f.metric for f in c.figures] == ["prefill_tok_s", "generation_tok_s"] and c.fields["value"] == 66
+    c = parse_claim("GB300 上 DeepSeek-V3.2 NVFP4 TP2：单 GPU 纯 Prefill 吞吐 7360 TGS，混合场景输出吞吐 2816 TGS")
+    assert [(f.metric, f.scope) for f in c.figures] == [("prefill_tok_s", "gpu"), ("aggregate_throughput", "gpu")]
+    assert c.fields["value"] == 2816
+
+
+def test_a_concurrency_changed_to_a_value_is_that_runs_concurrency():
+    c = parse_claim("DeepSeek-V3 on 16 H800 with SGLang: with concurrency lowered to 32, TTFT 0.51 s and 1,266 output tok/s")
+    assert c.fields["concurrency"] == 32
+    # an output rate (出字率) at the run's concurrency of 32, with no per-user word, is the total
+    c = parse_claim("H800 上 DeepSeek-V3 SGLang 测试，并发降到 32 时平均首 token 时延 0.51 s，出字率 266.11")
+    assert c.fields["concurrency"] == 32 and c.fields["metric"] == "aggregate_throughput"
+    assert c.headline.scope == "aggregate"
+
+
+def test_an_output_rate_above_any_single_request_is_a_total():
+    # "output tok/s" over a benchmark of many prompts: 7404 tok/s is no single request's speed
+    c = parse_claim("gpt-oss-120b with -tp 8 on B200 reached 7404.72 output tok/s on 1000 ShareGPT prompts")
+    assert (c.fields["metric"], c.headline.scope) == ("aggregate_throughput", "aggregate")
+    # below that ceiling an output rate stays a generation speed
+    assert parse_claim("Llama 3 8B on an RTX 4090: 130 output tok/s").fields["metric"] == "generation_tok_s"

@@ -156,6 +156,12 @@ _MODEL_LIKE = re.compile(
     r"|[A-Z][A-Za-z0-9.]*(?:\s[A-Z0-9][A-Za-z0-9.]*){0,2}\s\d+(?:\.\d+)?[bB](?:[\-\s]A\d+(?:\.\d+)?[bB])?)(?![\w])")
 
 
+_QWEN_ZH = re.compile(r"(?:通义)?千问\s*(?P<rest>\d+(?:\.\d+)?(?:-[A-Za-z0-9.]+)*)")
+_FILE_NAME = re.compile(r"(?<![\w./-])[a-z]+\d(?:_\d)?_\d+(?:\.\d+)?b(?:_[a-z0-9]+)*(?![\w.])", re.I)
+_BENCH_ARCH = re.compile(r"(?<![\w.\-])qwen(?P<v>\d)(?P<v2>\d)?(?:moe|next)?\s+(?P<size>\d+(?:\.\d+)?)\s*B"
+                         r"(?:\.A(?P<act>\d+(?:\.\d+)?)B)?(?![\w])", re.I)
+
+
 def _strip_suffixes(name: str) -> list[str]:
     out = [name]
     while True:
@@ -174,6 +180,20 @@ def _model_candidates(t: str) -> list[tuple[str, int, int, str | None]]:
             continue
         for n in _strip_suffixes(m.group("name")):
             out.append((n, m.start(), m.end(), m.group("name")))
+    for m in _QWEN_ZH.finditer(t):
+        # 通义千问 / 千问 is Qwen's Chinese name: "通义千问2.5-7B-Instruct" is Qwen2.5-7B-Instruct
+        for n in _strip_suffixes("Qwen" + m.group("rest")):
+            out.append((n, m.start(), m.end(), "Qwen" + m.group("rest")))
+    for m in _FILE_NAME.finditer(t):
+        # a weights file's name: "llama3_3_70b_instruct_q40" is Llama 3.3 70B Instruct
+        name = re.sub(r"(?<=[a-z])(\d)_(\d)(?=_)", r"\1.\2", m.group(0), count=1, flags=re.I).replace("_", "-")
+        for n in _strip_suffixes(name):
+            out.append((n, m.start(), m.end(), name))
+    for m in _BENCH_ARCH.finditer(t):
+        # llama-bench's model column: "qwen35 27B", "qwen3moe 30B.A3B" (architecture, then size)
+        ver = m.group("v") + (f".{m.group('v2')}" if m.group("v2") else "")
+        name = f"Qwen{ver}-{m.group('size')}B" + (f"-A{m.group('act')}B" if m.group("act") else "")
+        out.append((name, m.start(), m.end(), name))
     for m in _OLLAMA.finditer(t):
         tag = m.group("tag").lower()
         if tag.isdigit() or re.fullmatch(r"\d+:\d+", m.group(0)):
@@ -253,6 +273,21 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
                 hit.version, hit.version_words = tail.group(1), t[h.start:h.end + tail.end()]
             elif version:
                 hit.version, hit.version_words = version, words
+        hits.append(hit)
+    for m in _MODEL_LIKE.finditer(t):
+        # a model-shaped name that is no alias: "Qwen3.5-122B", "Qwen 2.5 7B"
+        if taken(m.start("m"), m.end("m")):
+            continue
+        name = re.sub(r"\s+", "-", re.sub(r"(?<=[A-Za-z])\s+(?=\d)", "", m.group("m")))
+        try:
+            spec = find_model(name)
+        except TokcheckError:
+            continue
+        hit = _ModelHit(spec.name, m.start("m"), m.end("m"), m.group("m"))
+        tail = re.match(r"[\s\-_]*(instruct[\-\s]?\d{4}|instruct|thinking|base|chat|\d{4}(?:-\d{2})?)\b",
+                        t[hit.end:hit.end + 24], re.I)
+        if tail:
+            hit.version, hit.version_words = tail.group(1), t[hit.start:hit.end + tail.end()]
         hits.append(hit)
     if not hits:
         m = re.search(r"(?<![\w.\-/])R1(?:/V3)?(?![\w\-])", t)
@@ -573,8 +608,14 @@ def parse_claim(text: str) -> Claim:
                                       r"for\s+(?:1|one|a\s+single)\s+(?:query|request|user|stream)\b|单请求|单并发|单用户|单流|"
                                       r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)|\bbs\s*=?\s*1(?!\d)", masked, re.I):
             f["concurrency"], src["concurrency"] = 1, "single request"
-    if head.metric is None and f.get("concurrency") and head.is_rate:
-        pass  # the metric stays unstated; the judge weighs concurrency
+    said_scope = not str(head.why.get("scope", "")).startswith(("inferred", "from the metric"))
+    if head.metric == "generation_tok_s" and isinstance(f.get("concurrency"), int) and f["concurrency"] > 1 \
+            and not (said_scope and head.scope in ("request", "user")):
+        # "并发降到 32 时 … 出字率 266.11": a generation rate at the run's concurrency above one,
+        # with no per-user word, is the total over the requests in flight
+        head.metric, head.scope = "aggregate_throughput", "aggregate"
+        head.why["metric"] = head.why["scope"] = f"a generation rate at concurrency {f['concurrency']} is their total"
+        f["metric"], src["metric"] = "aggregate_throughput", src.get("concurrency", "")
 
     footprint = {k: v[0] for k, v in foot.items()}
     for k, v in foot.items():

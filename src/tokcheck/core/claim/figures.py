@@ -48,7 +48,7 @@ _FIGURE = re.compile(
 )
 # "每秒生成 30 个 token", "每秒约 1.5 万 tokens": the rate written before the number.
 _FIGURE_CN = re.compile(
-    r"每秒(?:钟)?\s*(?:能|可以?|可)?\s*(?:生成|输出|吐出|产生|处理|解码)?\s*(?:约|大约|近|超过|高达)?\s*"
+    r"每秒(?:钟)?\s*(?P<most>最多|最高|最快)?\s*(?:平均)?\s*(?:能|可以?|可)?\s*(?:生成|输出|吐出|产生|处理|解码)?\s*(?:约|大约|近|超过|高达)?\s*"
     rf"(?P<num>{NUMBER})(?:\s*(?P<mult>千|万|k))?\s*(?P<post>多)?\s*(?:个)?\s*(?:tokens?|tok|令牌)", re.I)
 
 # Latency words: a bare "8.66 秒" or "35 ms" is a figure only near one of these.
@@ -63,7 +63,7 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
                           r"prompt\s*(?:speed|throughput|tok|阶段|phase|stage|rate)|input\s+(?:processing|speed)|处理提示|首段|"
                           r"for\s+(?:a|the)\s+[\d,]+[\s\-]tokens?\s+prompt|prompt[\s_]?tps"),
         ("e2e_tok_s", r"end[\s\-]to[\s\-]end|\be2e\b|端到端|including\s+(?:prefill|ttft|prompt)"),
-        ("generation_tok_s", r"generation|generating|generate[sd]?|\btg\s*\d*\b|decod\w+|\beval\b|生成|解码|吐字|"
+        ("generation_tok_s", r"generation|generating|generate[sd]?|\btg\s*\d*\b|decod\w+|\beval\b|生成|解码|吐字|出字|"
                              r"输出速度|text\s+gen|token\s+gen|output\s+speed|inference\s+speed|推理速度"),
         ("aggregate_throughput", r"throughput|(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|system[\s\-]wide|"
                                  r"吞吐|总(?:输出)?|整体|across\s+(?:all\s+)?\d+"),
@@ -103,6 +103,9 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"max(?:imum)?\s+(?P<n>\d+)\s+(?:sequences|seqs|concurrent)",
     r"(?:并发|并行)\s*(?:数|量)?\s*(?:均|都)?\s*(?:为|是|设为)\s*(?P<n>\d+)(?![\d.])",
     r"\bc\s*=\s*(?P<n>\d+)(?![\d.])",
+    # "concurrency lowered to 32", "并发降到 32": the run's setting after a change
+    r"(?:concurrency|并发(?:数|量)?)\s*(?:(?:was|is)\s+)?(?:lowered|raised|reduced|increased|cut|set|降|升|提高|提升|增加|减少|调|设)"
+    r"\s*(?:到|至|为|to)\s*(?P<n>\d+)(?![\d.])",
 )]
 
 _NOT_A_RATE = r"(?!\s*(?:gb|gib|mb|tb|b\b|k\b|m\b|%|x\b|倍|万|千|[/:]|个|字|tokens?|layers?|gpus?|cores?|核|ms\b|s\b|秒|seconds?))"
@@ -156,6 +159,9 @@ class Figure:
         why: the words that set metric, scope, concurrency and speculative decoding.
         headline: whether this is the claim's headline figure (:func:`choose_headline`).
         before_change: the first figure of "from X to Y" (Y is the result).
+        condition: why the figure is a condition of the measurement rather than its result — a
+            target asked about ("能否超过 30 tok/s", "Can it reach 100 tok/s?") or the per-user
+            speed a throughput was read at ("at 75 tok/s/user interactivity") — else None.
     """
 
     value: float | tuple[float, float]
@@ -170,6 +176,7 @@ class Figure:
     why: dict = field(default_factory=dict)
     headline: bool = False
     before_change: bool = False
+    condition: str | None = None
 
     @property
     def high(self) -> float:
@@ -184,7 +191,8 @@ class Figure:
         value = list(self.value) if isinstance(self.value, tuple) else self.value
         return {"value": value, "unit": self.unit, "metric": self.metric, "scope": self.scope,
                 "concurrency": self.concurrency, "spec_decoding": self.spec_decoding, "qualifier": self.qualifier,
-                "span": list(self.span), "words": self.words, "headline": self.headline}
+                "span": list(self.span), "words": self.words, "headline": self.headline,
+                "condition": self.condition}
 
 
 def _qualifier(t: str, start: int, end: int, post: str | None) -> str | None:
@@ -251,7 +259,8 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         if any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
             continue
         found.append(Figure(value=to_float(m.group("num"), m.group("mult")), unit="tok/s", span=span,
-                            words=t[span[0]:span[1]], qualifier="over" if m.group("post") else None))
+                            words=t[span[0]:span[1]],
+                            qualifier="up_to" if m.group("most") else "over" if m.group("post") else None))
     for m in _BARE_STRONG.finditer(masked):
         for g in ("num", "num2"):
             if not m.group(g):
@@ -351,9 +360,11 @@ def _nearest(rules, t: str, f: Figure, win: tuple[int, int, int, int]) -> tuple[
     gap = f.why.get("gap", "")
     if rules is _KEYWORD_RX["metric"]:
         # the word right before the number: "输入 804 tok/s、输出 221 tok/s", "input 52.3k tok/s"
-        pre = t[max(0, f.span[0] - 10):f.span[0]]
-        if re.search(r"(?:输入|input|prompt|prefill|预填充|预处理)\s*[:：]?\s*$", pre, re.I):
-            return "prefill_tok_s", pre.strip()
+        # "纯 Prefill 吞吐 7360", "read a 7,624-token prompt at 779 tok/s"
+        pre = t[max(0, f.span[0] - 16):f.span[0]]
+        m = re.search(r"(?:输入|input|prompt|prefill|预填充|预处理)\s*(?:吞吐量?|throughput|速度|speed|\bat)?\s*[:：]?\s*$", pre, re.I)
+        if m:
+            return "prefill_tok_s", m.group(0).strip()
         if re.search(r"(?:输出|output|decode|解码)\s*[:：]?\s*$", pre, re.I):
             return "generation_tok_s", pre.strip()
     if gap and rules is _KEYWORD_RX["metric"]:
@@ -399,6 +410,33 @@ def concurrency_mentions(t: str, exclude: list[tuple[int, int]]) -> list[tuple[i
     return sorted(out, key=lambda o: o[1])
 
 
+# A figure asked about, not reported: "能否超过 30 tok/s", "Can Llama 3 8B reach 100 tok/s?"
+_ASKED_ZH = re.compile(r"(?:能否|是否(?:能|可以)?|可否|能不能|可不可以|有没有可能)[^，,;；。！？?!]{0,40}$")
+_ASKED_EN = re.compile(r"^\s*(?:can|could|will|would|does|do|is\s+it\s+possible\s+to|is\s+there\s+a\s+way\s+to)\b", re.I)
+# The per-user speed a throughput was read at: "每用户 75 tok/s 的交互性下", "at an interactivity of 50 tok/s"
+_INTERACTIVITY_AFTER = re.compile(r"\s*(?:/\s*user\s*)?(?:的)?\s*(?:交互性|交互速度|interactivity)", re.I)
+_INTERACTIVITY_BEFORE = re.compile(r"interactivity\s+(?:level\s+)?(?:of|at)\s*(?:about\s+|~)?$", re.I)
+
+
+_SCOPED_THROUGHPUT = re.compile(
+    r"(?P<w>per[\s\-](?:gpu|card|node|server|user)|每\s*(?:张|块|个)?\s*(?:gpu|卡|节点|用户))\s*(?:output\s+|输出)?"
+    r"(?:throughput|吞吐量?)\s*(?:of|为|是|:|达到?)?\s*(?:约|about|~)?\s*$", re.I)
+
+
+def _condition(t: str, f: Figure) -> str | None:
+    """Why ``f`` is a condition of the measurement rather than its result, or None."""
+    s, e = f.span
+    if _ASKED_ZH.search(t[max(0, s - 48):s]):
+        return "a question"
+    sent_start = max([m.end() for m in _BOUNDARY.finditer(t, 0, s)], default=0)
+    rest = re.search(r"[.;!?。；！？]", t[e:])
+    if rest and rest.group(0) in "?？" and _ASKED_EN.search(t[sent_start:s]):
+        return "a question"
+    if _INTERACTIVITY_AFTER.match(t, e) or _INTERACTIVITY_BEFORE.search(t[max(0, s - 40):s]):
+        return "the per-user speed a throughput was read at"
+    return None
+
+
 def find_figures(t: str, masked: str | None = None) -> list[Figure]:
     """All speed and latency figures of the normalised claim ``t``, in text order, each with its
     role. ``masked`` is ``t`` with model and GPU names blanked (so "RTX 4090" is never a number).
@@ -409,6 +447,7 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
     wins = _windows(t, figs)
     conc = concurrency_mentions(masked, spans)
     for i, (f, win) in enumerate(zip(figs, wins)):
+        f.condition = _condition(t, f)
         if f.unit == "ms/tok":
             f.metric = "tpot"
         elif f.unit in ("ms", "s"):
@@ -428,6 +467,15 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
         hit = _nearest(_KEYWORD_RX["scope"], t, f, win)
         if hit:
             f.scope, f.why["scope"] = hit
+        own = _SCOPED_THROUGHPUT.search(t[max(win[0], f.span[0] - 50):f.span[0]])
+        if hit and hit[0] == "aggregate" and own:
+            # "per-GPU throughput 2558", "每 GPU 吞吐 2558": "throughput" names the metric; the word
+            # fastened before it names the scope
+            w = own.group("w").lower()
+            f.scope = "gpu" if re.search(r"gpu|card|卡", w) else "node" if re.search(r"node|server|节点", w) else "user"
+            f.why["scope"] = own.group(0).strip()
+        if re.search(r"\btgs\b", f.words, re.I):
+            f.scope, f.why["scope"] = "gpu", "TGS (tokens per GPU per second)"
         if f.metric is None and f.unit == "tok/s":
             hit = _nearest(_KEYWORD_RX["metric"], t, f, win)
             if hit:
@@ -486,6 +534,13 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
                 a.scope = a.scope or b.scope
                 a.concurrency = a.concurrency or b.concurrency
                 _settle(a)  # "each node achieves X input and Y output tok/s": Y is the node's total too
+    for f in figs:
+        if f.metric == "generation_tok_s" and f.scope is None and f.high >= SINGLE_REQUEST_CEILING_TOK_S \
+                and re.fullmatch(r"output|输出", str(f.why.get("metric") or f.why.get("gap") or ""), re.I):
+            # "7404.72 output tok/s": "output" alone names no scope, and no single request runs
+            # that fast, so it is the total of a many-request benchmark
+            f.metric, f.scope = "aggregate_throughput", "aggregate"
+            f.why["scope"] = f"inferred: output above {SINGLE_REQUEST_CEILING_TOK_S:,} tok/s is a total over many"
     return figs
 
 
@@ -542,6 +597,8 @@ def infer_single_request(figs: list[Figure], text_says_concurrent: bool) -> None
 def choose_headline(figs: list[Figure]) -> Figure | None:
     """The claim's headline figure, by this rule (stated in the README):
 
+    0. a figure that is a condition of the run (a target asked about, the per-user speed a
+       throughput was read at) is the headline only when the claim has nothing else;
     1. decode speed over prefill speed, and a rate (tok/s) over a latency — a prefill figure or
        a TTFT is the headline only when the claim has nothing else;
     2. of a change ("from 35 s to 8.7 s", "245 tok/s, but the upgrade drops it to 135"), the
@@ -553,7 +610,8 @@ def choose_headline(figs: list[Figure]) -> Figure | None:
     """
     if not figs:
         return None
-    pool = [f for f in figs if f.metric != "prefill_tok_s"] or list(figs)
+    results = [f for f in figs if not f.condition] or list(figs)
+    pool = [f for f in results if f.metric != "prefill_tok_s"] or results
     pool = [f for f in pool if f.is_rate] or pool
     # a change "from X to Y" keeps its better end: a higher rate, a lower latency
     drop = set()
