@@ -481,3 +481,38 @@ def test_an_output_rate_above_any_single_request_is_a_total():
     assert (c.fields["metric"], c.headline.scope) == ("aggregate_throughput", "aggregate")
     # below that ceiling an output rate stays a generation speed
     assert parse_claim("Llama 3 8B on an RTX 4090: 130 output tok/s").fields["metric"] == "generation_tok_s"
+
+
+def test_precision_written_with_its_method_or_as_a_dtype_or_against_a_baseline():
+    # GPTQ says INT4 only when no width is written with it
+    assert parse_claim("Qwen2-1.5B-Instruct-GPTQ-Int8 on a T4: 3-5 tokens/s").fields["precision"] == "INT8"
+    assert parse_claim("Qwen2-7B-Instruct-GPTQ on a T4: 20 tokens/s").fields["precision"] == "INT4"
+    # vLLM's --dtype half is FP16 weights
+    assert parse_claim("Qwen3-32B with vLLM on 4 L20 (tensor-parallel-size 4, dtype half): 1 tokens/s").fields["precision"] == "FP16"
+    # the baseline a precision is compared against is not the run's
+    c = parse_claim("在单卡 H100 上用 vLLM 跑 Llama-3-8B，FP8 相比 BF16 基线把吞吐从 7,437 tok/s 提升至 11,921 tok/s")
+    assert c.fields["precision"] == "FP8"
+    c = parse_claim("Llama 3 8B on an H100: FP8 reaches 11,921 tok/s compared with the BF16 baseline's 7,437 tok/s")
+    assert c.fields["precision"] == "FP8"
+
+
+def test_llama_bench_type_names_and_weights_file_names_give_the_gguf_type():
+    c = parse_claim("qwen35 27B Q4_K - Medium on two RX 7900 XTX: 34.50 t/s (tg128)")
+    assert c.fields["precision"] == "Q4_K_M" and c.fields["model"] == "Qwen3.5-27B"
+    # in a GGUF file's name the last type is the file's; "BF16" there is what it was made from
+    c = parse_claim("DeepSeek-V3-BF16-256x20B-Q8_0.gguf CPU-only with llama-cli: 4-5 tokens/second")
+    assert c.fields["precision"] == "Q8_0"
+
+
+def test_lengths_written_as_counts_of_a_benchmark_log():
+    # "3,000 prompts" is how many prompts, not a prompt length
+    c = parse_claim("Llama-3.1-405B FP8 with TRT-LLM at TP 8 on B200, ISL 124 and OSL 2048 with 3,000 prompts: "
+                    "output throughput 3,396 token per second")
+    assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (124, 2048)
+    c = parse_claim("Llama 4 Scout bf16 on 8x H100 (1024-token prefill and 256-token decode): 1850 decode tok/s")
+    assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (1024, 256)
+    c = parse_claim("Qwen3-4B 4bit on an M3 Pro: 44.6 tok/s generation for 1479 prompt tokens and 2023 completion tokens")
+    assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (1479, 2023)
+    # Ollama's --verbose log: "prompt eval count" is the prompt, "eval count" the output
+    c = parse_claim("KTransformers on an A100: prompt eval count 35, eval count 1000, eval rate 6.15 tokens/s")
+    assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (35, 1000)

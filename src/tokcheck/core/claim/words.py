@@ -30,7 +30,7 @@ _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("INT3", r"\b3[\s\-]?bits?\b"),
     ("INT2", r"\b2[\s\-]?bits?\b"),
     ("BF16", r"\bbf16\b|\bbfloat16\b|\b16[\s\-]?bit\s+weights"),
-    ("FP16", r"\bfp16\b|\bfloat16\b|\bhalf[\s\-]precision\b|半精度|\bf16\b"),
+    ("FP16", r"\bfp16\b|\bfloat16\b|\bhalf[\s\-]precision\b|半精度|\bf16\b|\bdtype[\s=:]*half\b"),
     ("FP32", r"\bfp32\b|\bfloat32\b|\bf32\b|单精度"),
 )
 _FULL_WORDS = re.compile(r"full[\s\-]precision|full[\s\-]weights?|original[\s\-](?:weights|precision|model)|"
@@ -148,7 +148,14 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
     out: dict[str, Hit] = {}
     mentions: list[Hit] = []
     gguf: list[Hit] = []
+    for m in _BENCH_TYPE.finditer(t):
+        # llama-bench's type column: "Q4_K - Medium" is Q4_K_M
+        hit = (f"{m.group(1).upper()}_{m.group(2)[0].upper()}", m.start(), m.end())
+        mentions.append(hit)
+        gguf.append(hit)
     for m in _GGUF_RX.finditer(t):
+        if any(h[1] <= m.start() < h[2] for h in mentions):
+            continue
         if _is_kv(t, m.start(), m.end()):
             out.setdefault("kv_cache_dtype", (_gguf_name(m.group("q")), m.start(), m.end()))
             continue
@@ -174,6 +181,7 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
     full = _FULL_WORDS.search(t)
     if full:
         mentions.append(("full", full.start(), full.end()))
+    mentions = _own_mentions(t, mentions)
     mentions = _others_own(mentions, near, others, figures)
     pick = _pick(mentions, near, figures, t, chains)
     if pick is not None and pick[0] == "full" and any(h[0] != "full" for h in mentions):
@@ -202,6 +210,35 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
                 out["quantization"] = ("yes", m.start(), m.end())
     if "quantization" not in out and "precision" in out and out["precision"][0] in _QUANTIZED:
         out["quantization"] = out["precision"]
+    return out
+
+
+_BENCH_TYPE = re.compile(r"(?<![a-z0-9])(q[2-8]_k)\s*-\s*(medium|small|large)\b", re.I)
+_WIDTH = ("INT8", "INT4", "INT3", "INT2")
+_AGAINST_BEFORE = re.compile(r"(?:相比|相较于?|对比|比起|compared\s+(?:with|to)|versus|vs\.?|than|over)\s*(?:the\s+|an?\s+)?$", re.I)
+_AGAINST_AFTER = re.compile(r"\s*(?:'s\s+)?(?:基线|baseline)", re.I)
+
+
+def _own_mentions(t: str, mentions: list[Hit]) -> list[Hit]:
+    """Leave out the precision words that are not the run's own: a method's default width where
+    a width is written with it ("GPTQ-Int8" is INT8, not GPTQ's usual INT4), any type in a GGUF
+    file's name but its last ("DeepSeek-V3-BF16-…-Q8_0.gguf" is a Q8_0 file made from BF16), and
+    the baseline a precision is set against ("FP8 相比 BF16 基线", "compared with the BF16
+    baseline") — the last two only where another word is left."""
+    out = []
+    for h in mentions:
+        word = t[h[1]:h[2]].lower()
+        if word in ("gptq", "awq") and any(o[0] in _WIDTH and 0 <= o[1] - h[2] <= 3 for o in mentions):
+            continue
+        out.append(h)
+    for f in re.finditer(r"[\w.\-]+\.gguf\b", t, re.I):
+        inside = [h for h in out if f.start() <= h[1] < f.end()]
+        if len(inside) > 1:
+            last = max(inside, key=lambda h: h[1])
+            out = [h for h in out if h not in inside or h is last]
+    against = [h for h in out if _AGAINST_BEFORE.search(t[max(0, h[1] - 16):h[1]]) or _AGAINST_AFTER.match(t, h[2])]
+    if against and len(against) < len(out):
+        out = [h for h in out if h not in against]
     return out
 
 
@@ -313,7 +350,9 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
     if "input_tokens" not in out:
         pats = [rf"(?:input|prompt|context\s+of\s+the\s+prompt|输入|提示词?|isl)\s*(?:length|长度|len|size|tokens?)?\s*"
                 rf"(?:of|=|:|约|为|是)?\s*~?\s*{_N}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
-                rf"{_N}\s*(?:input|prompt|输入)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
+                rf"{_N}\s*(?:input|prompt(?!s)|输入)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
+                rf"{_N}[\s\-]*tokens?\s+prefill\b",
+                rf"prompt[\s_]eval[\s_]count\s*[:=]?\s*{_N}",
                 rf"{_N}[\s\-]*tokens?\s+(?:[a-z]+\s+)?(?:of\s+)?(?:inputs?|prompts?|documents?|context\s+of\s+input)\b",
                 rf"(?:prompt\s+eval\w*|evaluated|prompt\s+processing)\s+(?:over|of|on|at)\s+{_N}\s*tokens?",
                 rf"{_N}\s*长度(?:的)?(?:文本|输入|prompt)"]
@@ -328,7 +367,9 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             rf"(?:output|generation|generated|输出|生成|osl|max_tokens|max\s+tokens)\s*(?:length|长度|len|tokens?)?\s*"
             rf"(?:of|=|:|约|为|是)?\s*~?\s*{_N}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
             rf"{_N}\s*(?:output|输出)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
-            rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:output|generation|generated)\b",
+            rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:output|generation|generated|decode|decoding)\b",
+            rf"{_N}\s*completion\s+tokens?",
+            rf"(?<!prompt\s)(?<!prompt_)\beval[\s_]count\s*[:=]?\s*{_N}",
             rf"(?<![\d.]){_N}\s+generated\b(?!\s+(?:at|in)\b)",
             rf"\btg\s*(?P<n>\d+)\b(?P<k>)"], t, near, taken=taken_n)
         if m:
