@@ -82,6 +82,8 @@ def same(field: str, expert, got) -> bool:
         return _precision(expert) == _precision(got)
     if field in ("value", "gpu_count", "concurrency", "input_tokens", "output_tokens"):
         return _num_eq(expert, got)
+    if field == "engine":  # vllm-ascend is vLLM with its Ascend plugin: the engine is vLLM
+        return _norm(expert).replace("vllmascend", "vllm") == _norm(got).replace("vllmascend", "vllm")
     return _norm(expert) == _norm(got)
 
 

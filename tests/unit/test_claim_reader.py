@@ -516,3 +516,58 @@ def test_lengths_written_as_counts_of_a_benchmark_log():
     # Ollama's --verbose log: "prompt eval count" is the prompt, "eval count" the output
     c = parse_claim("KTransformers on an A100: prompt eval count 35, eval count 1000, eval rate 6.15 tokens/s")
     assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (35, 1000)
+
+
+def test_a_spread_written_with_plus_minus_is_not_a_figure():
+    c = parse_claim("Llama 3.1 8B Q4_K_M on an RTX 3080 with llama.cpp: prompt evaluation 3806.89 ± 15.44 t/s and "
+                    "token generation 111.95 ± 2.45 t/s")
+    assert [f.value for f in c.figures] == [3806.89, 111.95] and c.fields["value"] == 111.95
+    assert "output_tokens" not in c.fields
+
+
+def test_chinese_token_words_ranges_after_per_second_and_hyphenated_units():
+    # 词元 is "token"; 每秒 500-800 token is one range
+    assert parse_claim("在 M4 Max 上跑 70B 4 位量化模型，每秒 10.2 个词元").fields["value"] == 10.2
+    assert parse_claim("Groq 的云端 API 以每秒 500–800 token 的速度服务 Llama").fields["value"] == [500, 800]
+    assert parse_claim("Qwen3 27B on an M1 Max reached 20.371 tokens-per-sec").fields["value"] == 20.371
+
+
+def test_a_unit_written_once_as_a_heading_gives_the_bare_numbers_after_it():
+    c = parse_claim("Output tokens/s on an H100 at batch size 1 with vLLM: vanilla Llama-3.1-8B-Instruct did 133, "
+                    "EAGLE with K=2 did 201.69 (1.51x), and EAGLE 3 with K=2 did 220.21 (a 1.65x speedup).")
+    assert [f.value for f in c.figures] == [133, 201.69, 220.21]
+    assert [f.spec_decoding for f in c.figures] == [False, True, True] and c.fields["value"] == 201.69
+
+
+def test_words_after_with_belong_to_the_next_figure():
+    c = parse_claim("With Ollama on a 4060 Ti 16GB, gpt-oss 20b ran at an eval rate of 38.37 tokens/s with prompt eval "
+                    "at 162.00 tokens/s.")
+    assert [f.metric for f in c.figures] == ["generation_tok_s", "prefill_tok_s"] and c.fields["value"] == 38.37
+
+
+def test_autoregressive_is_without_speculation_and_can_reach_is_no_change():
+    c = parse_claim("On an M1 Max, Qwen3.6-27B measured 14.8 tok/s autoregressive and 21.4 tok/s with MTP depth 2")
+    assert c.figures[0].spec_decoding is False and c.fields["value"] == 21.4
+    # 能到 ("can reach") sets a second setup beside the first; it is not a change to it
+    c = parse_claim("用一张 V100 跑 qwen1.5-14b-int4，xinference 大约只有 5tokens/s，直接用 transformers 能到 15tokens/s")
+    assert c.fields["value"] == 5
+    # "从 … 的 18 提升到调优后的 25" is a change, words between 到 and the number or not
+    c = parse_claim("Ollama 跑 Llama 3 8B，RTX4090 的吞吐从默认配置的 18 tokens/s 提升到调优后的 25 tokens/s")
+    assert c.fields["value"] == 25
+
+
+def test_counts_not_read_from_a_cpu_model_number_or_a_bit_width():
+    c = parse_claim("DeepSeek-R1 Q4_K_M on a dual-socket Xeon Gold 5218 server with 4x RTX 4090: 0.055 tokens/s")
+    assert c.fields["gpu_count"] == 4
+    c = parse_claim("Single-batch 4-bit Llama-2-7B-chat on an RTX 4090: 206.4 tokens/s")
+    assert c.fields["concurrency"] == 1
+    c = parse_claim("4 卡 A100 上跑 INT4 量化版 DeepSeek 只要 12.3ms/token；而在 8 卡昇腾 910B 集群上，FP16 吞吐量达 380tokens/s")
+    assert (c.fields["gpu"], c.fields["gpu_count"]) == ("Ascend 910B", 8)
+    # "较 FP32" is the baseline, TensorRT the engine
+    c = parse_claim("启用 FP16 混合精度 + TensorRT 优化后，DeepSeek-R1 在 A10 上单 batch 吞吐达 14.2 tokens/sec，较 FP32 提升 3.9 倍")
+    assert (c.fields["precision"], c.fields["engine"]) == ("FP16", "TensorRT")
+
+
+def test_an_article_is_not_part_of_a_models_name():
+    c = parse_claim("A LLaMA 65B in 4-bit on two RTX 3090 ran at 12 tokens/s")
+    assert c.fields.get("model") != "A LLaMA 65B"

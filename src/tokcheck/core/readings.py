@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from tokcheck.core.architecture import ModelSpec, total_params
 from tokcheck.core.catalog import GIB, GpuSpec, gpus
 from tokcheck.core.claim import Claim
+from tokcheck.core.claim.words import engine_family
 from tokcheck.core.hostmem import HostMemory, find_host_memory
 from tokcheck.core.precision import (
     bpw_name,
@@ -157,7 +158,7 @@ def _host_device(host: HostMemory) -> GpuSpec:
 def read_setup(claim: Claim, gpu: GpuSpec | None, words: Words, notes: list[str]) -> Setup:
     f, foot = claim.fields, claim.footprint
     count = int(f.get("gpu_count") or 1)
-    engine = f.get("engine")
+    engine = engine_family(f.get("engine"))
     if gpu is None:
         if words.cpu_only or (f.get("engine") and not words.offload and _mentions_cpu(claim.text)):
             host = find_host_memory(claim.text, None)
@@ -297,7 +298,7 @@ def _reading_for(name: str, m: ModelSpec, engine: str | None, why: str, stated: 
 def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, notes: list[str]) -> tuple[list[Reading], list[dict]]:
     """The precisions to judge at, and footprint findings (impossible ones included)."""
     f, foot = claim.fields, claim.footprint
-    engine = f.get("engine")
+    engine = engine_family(f.get("engine"))
     stated_p, quant = f.get("precision"), f.get("quantization")
     findings: list[dict] = []
     released_full = not (_released_names(m) - {"BF16", "FP16", "FP32"})

@@ -54,6 +54,7 @@ from dataclasses import asdict, dataclass, field, replace
 from tokcheck.core.architecture import ModelSpec, active_params, total_params
 from tokcheck.core.catalog import GIB, GpuSpec, find_gpu, find_model, gpu_from_bandwidth, gpus
 from tokcheck.core.claim import Claim
+from tokcheck.core.claim.words import engine_family
 from tokcheck.core.hostmem import HostMemory, find_host_memory
 from tokcheck.core.readings import (
     _OUTPUT_WORDS,
@@ -649,7 +650,7 @@ def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], di
             elif rate > per * 1.25 and (scope in ("aggregate", "gpu", "node") or metric == "aggregate_throughput"
                                          or (scope is None and _BENCH_SERVING.search(claim.text or ""))
                                          or (scope is None and metric is None
-                                             and claim.fields.get("engine") not in LOCAL_ENGINES)):
+                                             and engine_family(claim.fields.get("engine")) not in LOCAL_ENGINES)):
                 n = rate / per
                 hints.update(per_stream=per, implied_concurrency=max(2, round(n)))
                 out.append({"check": "tpot_vs_tok_s", "ok": True,
@@ -742,7 +743,7 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
     f = claim.fields
     notes = list(claim.notes)
     explanations: list[str] = []
-    words = read_words(claim.text, f.get("engine"))
+    words = read_words(claim.text, engine_family(f.get("engine")))
     options = {"gpu": gpu, "bandwidth_bytes_per_s": bandwidth_bytes_per_s,
                "gpu_memory_utilization": gpu_memory_utilization, "acceptance_rate": acceptance_rate,
                "draft_tokens": draft_tokens}

@@ -31,7 +31,8 @@ _GAP_WORDS = (r"output|total|generated|generation|generating|decode|decoding|pro
               r"average|avg|mean|peak|sustained|completion|response|new|gen|text|eval|tg|pp|个|輸出|输出|生成")
 _TOK_UNIT = (r"(?:tok(?:en)?s?|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|seconds?|秒)(?![a-z])"
              r"|tokens?\s+(?:per|a|each|every)\s+sec(?:onds?)?(?![a-z])"
-             r"|tps(?![a-z])|tgs(?![a-z])|tok/sec|(?:tokens?|tok|令牌)\s*每秒|(?:个\s*)?令牌\s*/\s*秒|字\s*/\s*秒")
+             r"|tps(?![a-z])|tgs(?![a-z])|tok/sec|tokens?-per-sec(?:ond)?(?![a-z])|(?:tokens?|tok|令牌|词元)\s*每秒"
+             r"|(?:个\s*)?(?:令牌|词元)\s*/\s*秒|字\s*/\s*秒")
 _MS_PER_TOK = r"(?:ms|毫秒)\s*(?:/|per\s+|每\s*)\s*(?:output\s+)?(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
 _S_PER_TOK = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:output\s+)?(?:个\s*)?(?:tok(?:en)?|令牌)(?![a-z])"
 _S_PER_1K = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:1k|1000|1,000|千|一千)\s*(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
@@ -49,7 +50,8 @@ _FIGURE = re.compile(
 # "每秒生成 30 个 token", "每秒约 1.5 万 tokens": the rate written before the number.
 _FIGURE_CN = re.compile(
     r"每秒(?:钟)?\s*(?P<most>最多|最高|最快)?\s*(?:平均)?\s*(?:能|可以?|可)?\s*(?:生成|输出|吐出|产生|处理|解码)?\s*(?:约|大约|近|超过|高达)?\s*"
-    rf"(?P<num>{NUMBER})(?:\s*(?P<mult>千|万|k))?\s*(?P<post>多)?\s*(?:个)?\s*(?:tokens?|tok|令牌)", re.I)
+    rf"(?P<num>{NUMBER})(?:\s*(?:-|~|至|到)\s*(?P<num2>{NUMBER}))?(?:\s*(?P<mult>千|万|k))?\s*(?P<post>多)?\s*(?:个)?\s*"
+    r"(?:tokens?|tok|令牌|词元)", re.I)
 
 # Latency words: a bare "8.66 秒" or "35 ms" is a figure only near one of these.
 _LATENCY_WORDS = re.compile(
@@ -83,7 +85,7 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "spec": (
         ("false", r"no\s+(?:mtp|spec\w*|speculative|draft)|without\s+(?:an?\s+|the\s+)?(?:mtp|spec\w*|speculative|draft|eagle)|"
                   r"(?:mtp|spec\w*\s+decod\w*|speculative\s+decoding)\s+(?:off|disabled)|\bplain\b|baseline|vanilla|"
-                  r"(?:standard|regular|normal|ordinary|autoregressive)\s+decod\w*|普通解码|常规解码|标准解码|"
+                  r"(?:standard|regular|normal|ordinary|autoregressive)\s+decod\w*|\bautoregressive(?!\s+draft)|普通解码|常规解码|标准解码|"
                   r"不开(?:启)?\s*(?:投机|推测|mtp)|关闭\s*(?:投机|推测|mtp)|未开启?\s*(?:投机|推测|mtp)|无\s*(?:投机|mtp)|不用\s*mtp"),
         ("true", r"speculative|spec(?:ulative)?[\s\-_]decod\w*|\bmtp\b|eagle\s*-?\d?|medusa|draft\s+model|lookahead|"
                  r"n-?gram\s+spec|投机|推测解码|多\s*token\s*预测"),
@@ -99,7 +101,7 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*并发",
     r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
     r"batch(?:es)?\s+of\s+(?P<n>\d+)",
-    r"\bbatch\s*(?:size\s*)?(?:of\s*)?(?:=\s*)?(?P<n>\d+)(?![\d.])",
+    r"\bbatch\s*(?:size\s*)?(?:of\s*)?(?:=\s*)?(?P<n>\d+)(?![\d.])(?!\s*-?\s*bits?\b)",
     r"max(?:imum)?\s+(?P<n>\d+)\s+(?:sequences|seqs|concurrent)",
     r"(?:并发|并行)\s*(?:数|量)?\s*(?:均|都)?\s*(?:为|是|设为)\s*(?P<n>\d+)(?![\d.])",
     r"\bc\s*=\s*(?P<n>\d+)(?![\d.])",
@@ -127,12 +129,18 @@ _SHARED_UNIT = re.compile(
     rf"(?<![\d.])(?<!tg\s)(?<!pp\s)(?<!tg)(?<!pp)(?P<num>{NUMBER})"
     rf"(?:(?P<word>\s*(?:pp|tg|prefill|decode|prompt|gen|input|output)\d*)\s*(?:/|\band\b|\bvs\.?|\bversus\b|\bor\b|和|与)"
     rf"|\s*(?:/|\bvs\.?|\bversus\b))\s*", re.I)
+_SPREAD = re.compile(rf"\s*(?:±|\+/-|\+-)\s*(?:{NUMBER})")
+_UNIT_HEADER = re.compile(r"(?<![\d.])(?<![\d.]\s)(?:(?:output|generation|decode)\s+)?(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second)(?![a-z])", re.I)
+_HEADED_NUMBER = re.compile(rf"(?:\bdid|\bdoes|\bgot|\bgets|\breached|\breaches|\bhit|\bhits|\bat|:)\s*(?:~|about\s+)?"
+                            rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
 _CONTRAST = re.compile(r"\bbut\b|\bwhile\b|\bwhereas\b|\bversus\b|\bvs\.?|\bhowever\b|;|但是?|而|然而|相比之下", re.I)
 # Words that set two results against each other (theirs vs mine), which is not a change of one.
 _SET_AGAINST = re.compile(r"而|whereas|相比|对比|相较", re.I)
 _BOUNDARY = re.compile(r"[;!?\n]|\.(?!\d)(?=\s|$)|。")
-_SPLIT = re.compile(r",|;|\band\b|\bwhile\b|\bversus\b|\bvs\.?|\bor\b|\bbut\b|而|和|与|以及|但|对比|相比|→|->")
-_CHANGE_TO = re.compile(r"(?:(?<!up )(?<!up)\bto\b|\binto\b|(?<!达)到|至|降到|降至|提升到|提升至|升到|升至|提高到|翻到|变为|→|->)\s*$", re.I)
+_SPLIT = re.compile(r",|;|\band\b|\bwith\b|\bwhile\b|\bversus\b|\bvs\.?|\bor\b|\bbut\b|而|和|与|以及|但|对比|相比|→|->")
+_CHANGE_TO = re.compile(r"(?:(?<!up )(?<!up)\bto\b|\binto\b|(?<!达)(?<!能)(?<!可)到|至|降到|降至|提升到|提升至|升到|升至|提高到|翻到|变为|→|->)\s*$", re.I)
+# "从默认配置的 18 提升到调优后的 25": a change with words between 到 and its result
+_CHANGE_WORDY = re.compile(r"(?:提升|提高|降低?|升|增加|减少|压缩|缩短|翻)(?:到|至)[^\d,;.。，；]{1,12}$")
 # "at first … and … after tuning", "起初 … 后": a before/after narrative
 _BEFORE_WORDS = re.compile(r"at\s+first|initially|originally|at\s+the\s+start|before\s+(?:tuning|the|it)|起初|一开始|最初|原来|开启", re.I)
 _AFTER_WORDS = re.compile(r"\bafter\b|\bthen\b|\blater\b|\bnow\b|后|之后|然后|现在|关闭", re.I)
@@ -216,6 +224,8 @@ def _qualifier(t: str, start: int, end: int, post: str | None) -> str | None:
 
 def _raw_figures(t: str, masked: str) -> list[Figure]:
     found: list[Figure] = []
+    # "3806.89 ± 15.44 t/s": the spread is no figure of its own
+    masked = _SPREAD.sub(lambda m: " " * len(m.group(0)), masked)
     for m in _FIGURE.finditer(masked):
         unit = ("ms/tok" if m.group("tpot") or m.group("stpot") else "s/1k tok" if m.group("s1k")
                 else "tok/s" if m.group("tok") else "ms" if m.group("ms") else "s")
@@ -258,7 +268,9 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         span = (m.start(), m.end())
         if any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
             continue
-        found.append(Figure(value=to_float(m.group("num"), m.group("mult")), unit="tok/s", span=span,
+        lo = to_float(m.group("num"), m.group("mult"))
+        hi = to_float(m.group("num2"), m.group("mult")) if m.group("num2") else None
+        found.append(Figure(value=(lo, hi) if hi and hi > lo else lo, unit="tok/s", span=span,
                             words=t[span[0]:span[1]],
                             qualifier="up_to" if m.group("most") else "over" if m.group("post") else None))
     for m in _BARE_STRONG.finditer(masked):
@@ -317,6 +329,15 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
                 fig.span = (start, fig.span[1])
                 fig.words = t[start:fig.span[1]]
     found = merged
+    header = None if found else _UNIT_HEADER.search(masked)
+    if header:
+        # "Output tokens/s on an H100: vanilla did 133, EAGLE did 201.69 (1.51x)": the unit
+        # written once, as a heading, for the bare numbers that follow
+        for m in _HEADED_NUMBER.finditer(masked, header.end()):
+            span = (m.start("num"), m.end("num"))
+            fig = Figure(value=to_float(m.group("num")), unit="tok/s", span=span, words=t[span[0]:span[1]])
+            fig.why["unit"] = f"no unit stated with it; {t[header.start():header.end()].strip()!r} heads the text"
+            found.append(fig)
     if not found:
         # no unit anywhere: a number right after a decode/prefill word is read as tok/s, and says so
         for m in _BARE_SPEED.finditer(masked):
@@ -326,6 +347,15 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             found.append(fig)
     found.sort(key=lambda f: f.span[0])
     return found
+
+
+def _cuts(between: str, side: str) -> list[int]:
+    """Where the text between two figures may be split: at a comma, semicolon or conjunction;
+    at "with" only where there is none ("38.37 tokens/s with prompt eval at 162" splits there,
+    "133, EAGLE with K=2 did 201.69" at the comma)."""
+    found = list(_SPLIT.finditer(between))
+    strong = [m for m in found if m.group(0).lower() != "with"]
+    return [getattr(m, side)() for m in (strong or found)]
 
 
 def _windows(t: str, figs: list[Figure]) -> list[tuple[int, int, int, int]]:
@@ -340,14 +370,14 @@ def _windows(t: str, figs: list[Figure]) -> list[tuple[int, int, int, int]]:
         if i > 0 and figs[i - 1].span[1] > left_start:
             prev_end = figs[i - 1].span[1]
             between = t[prev_end:s]
-            cut = [m.end() for m in _SPLIT.finditer(between)]
+            cut = _cuts(between, "end")
             left_start = prev_end + (cut[-1] if cut else 0)
         contrast = [m.start() for m in _CONTRAST.finditer(t, e, min(sent_end, e + 80))]
         right_end = min([sent_end, e + 80] + contrast)
         if i + 1 < len(figs) and figs[i + 1].span[0] < right_end:
             nxt = figs[i + 1].span[0]
             between = t[e:nxt]
-            cut = [m.start() for m in _SPLIT.finditer(between)]
+            cut = _cuts(between, "start")
             right_end = e + (cut[-1] if cut else len(between))
         out.append((left_start, s, e, right_end))
     return out
@@ -503,7 +533,7 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             # per-user word is the server's total
             f.scope, f.metric = "aggregate", "aggregate_throughput"
         between = t[f.span[1]:figs[i + 1].span[0]] if i + 1 < len(figs) else ""
-        if i + 1 < len(figs) and figs[i + 1].unit == f.unit and _CHANGE_TO.search(between) \
+        if i + 1 < len(figs) and figs[i + 1].unit == f.unit and (_CHANGE_TO.search(between) or _CHANGE_WORDY.search(between)) \
                 and not _SET_AGAINST.search(between):
             # "只能达到 6-7 token/s，而 readme 里 … 就能到 8 token/s" sets two results side by side
             f.before_change = True

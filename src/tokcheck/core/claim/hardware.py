@@ -32,7 +32,7 @@ def find_names(text: str, entries: list[tuple[str, tuple[str, ...]]], min_len: i
 
 
 _COUNT = rf"(?<![\d.])(?P<n>\d+|(?:{COUNT_WORDS})(?![a-z]))"
-_VENDOR = r"(?:nvidia\s+|amd\s+|geforce\s+|instinct\s+|tesla\s+|radeon\s+|英伟达\s*)?"
+_VENDOR = r"(?:nvidia\s+|amd\s+|geforce\s+|instinct\s+|tesla\s+|radeon\s+|huawei\s+|英伟达\s*|[昇升]腾\s*|华为\s*)?"
 _BEFORE = [re.compile(rx, re.I) for rx in (
     rf"(?<![~\-])(?:(?P<m>\d+)\s*[x*]\s*)?{_COUNT}\s*(?:x|\*)\s*(?:张|块|卡)?\s*{_VENDOR}(?:the\s+)?$",
     rf"(?<![~\-]){_COUNT}\s+(?:used\s+|new\s+|identical\s+|older\s+|modded\s+|[a-z]+-[a-z]+\s+)?{_VENDOR}(?:rtx\s+)?$",

@@ -215,7 +215,7 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
 
 _BENCH_TYPE = re.compile(r"(?<![a-z0-9])(q[2-8]_k)\s*-\s*(medium|small|large)\b", re.I)
 _WIDTH = ("INT8", "INT4", "INT3", "INT2")
-_AGAINST_BEFORE = re.compile(r"(?:相比|相较于?|对比|比起|compared\s+(?:with|to)|versus|vs\.?|than|over)\s*(?:the\s+|an?\s+)?$", re.I)
+_AGAINST_BEFORE = re.compile(r"(?:相比|相较于?|对比|比起|较|compared\s+(?:with|to)|versus|vs\.?|than|over)\s*(?:the\s+|an?\s+)?$", re.I)
 _AGAINST_AFTER = re.compile(r"\s*(?:'s\s+)?(?:基线|baseline)", re.I)
 
 
@@ -251,7 +251,17 @@ def _negated(t: str, s: int) -> bool:
 _ENGINES = (
     ("ik_llama.cpp", r"ik[\s_\-]*llama(?:\.cpp)?"),
     ("TensorRT-LLM", r"tensorrt[\s\-_]*llm|trt[\s\-_]*llm"),
+    ("TensorRT", r"\btensorrt\b"),
     ("vllm-mlx", r"\bvllm[\-_]mlx\b"),
+    ("mlx-swift-lm", r"\bmlx[\-_]swift(?:[\-_]lm)?\b"),
+    ("rapid-mlx", r"\brapid[\-_]mlx\b"),
+    ("MTPLX", r"\bmtplx\b"),
+    ("Xinference", r"\bxinference\b"),
+    ("text-generation-webui", r"text[\-_]generation[\-_]webui|\boobabooga\b"),
+    ("koboldcpp", r"\bkoboldcpp\b"),
+    ("tinygrad", r"\btinygrad\b"),
+    ("gpt-fast", r"\bgpt[\-_]fast\b"),
+    ("distributed-llama", r"\bdistributed[\-_]llama\b"),
     ("vLLM", r"\bvllm\b"),
     ("SGLang", r"\bsglang\b"),
     ("llama.cpp", r"llama[\s\.\-_]*cpp|llama-(?:server|bench|batched-bench|cli)\b"),
@@ -268,6 +278,18 @@ _ENGINES = (
     ("MLC-LLM", r"\bmlc[\s\-_]*llm\b"),
     ("transformers", r"\btransformers\b"),
 )
+
+
+#: The engine an engine is built on, where the judge treats them alike: front ends and forks of
+#: llama.cpp and of MLX run the same kernels (how weights are split, offloaded and quantized).
+ENGINE_FAMILY = {"koboldcpp": "llama.cpp", "distributed-llama": None, "mlx-swift-lm": "MLX", "rapid-mlx": "MLX",
+                 "MTPLX": "MLX", "vllm-mlx": "MLX", "text-generation-webui": None, "Xinference": None}
+
+
+def engine_family(name: str | None) -> str | None:
+    """The engine whose behaviour the judge applies to ``name`` ("koboldcpp" → "llama.cpp");
+    the name itself where it is its own family."""
+    return ENGINE_FAMILY.get(name) or name
 
 
 def engine_words(t: str, near: int | None = None, figures: list[tuple[int, int]] | None = None,
