@@ -571,3 +571,10 @@ def test_counts_not_read_from_a_cpu_model_number_or_a_bit_width():
 def test_an_article_is_not_part_of_a_models_name():
     c = parse_claim("A LLaMA 65B in 4-bit on two RTX 3090 ran at 12 tokens/s")
     assert c.fields.get("model") != "A LLaMA 65B"
+
+
+def test_the_precision_in_the_headline_models_own_name_wins():
+    # the Ollama tag that ran says q3_K_M; the Q4_K_M build named later was rejected
+    c = parse_claim("On an RTX PRO 6000 under Ollama, llama3.3:70b-instruct-q3_K_M (34 GB on disk) ran at 1.6 tokens "
+                    "per second, after the Q4_K_M build was rejected for wanting 114 GiB of system RAM")
+    assert c.fields["precision"] == "Q3_K_M"

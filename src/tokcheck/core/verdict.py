@@ -22,7 +22,9 @@ What it weighs (each rule has a unit test whose docstring shows the arithmetic):
   the words or is assumed and named (:mod:`tokcheck.core.hostmem`).
 - **Calibrated bands**: the claim's memory-bandwidth utilisation (MBU = figure / hard bound)
   against measured references (:data:`MBU_BANDS`, cited in docs/sources.md): at or below
-  :data:`EVIDENCE_MBU` (90 %) plausible; above it and up to the hard bound, it needs evidence.
+  :data:`EVIDENCE_MBU` (90 %) plausible; above it and up to the hard bound, it needs evidence —
+  unless speculative decoding is stated and the figure needs no more than
+  :data:`TYPICAL_ACCEPTED_LENGTH` accepted tokens per step at 90 % of peak bandwidth.
 - **Above the hard bound**: one request stated, speculative decoding excluded or not mentioned
   and the precision pinned → implausible; otherwise needs_explanation naming what it would
   take (accepted tokens per step, concurrency, precision, more GPUs); a figure no single stream
@@ -94,6 +96,9 @@ from tokcheck.errors import TokcheckError
 # accepts the 2nd token 85–90 % of the time (≈1.9 tokens/step, DeepSeek-V3 report §5.4.3);
 # EAGLE-2/3 report about 3–4.5 on chat benchmarks. Beyond this, spec decoding alone won't do.
 MAX_PLAUSIBLE_ACCEPTED_LENGTH = 4.0
+#: The accepted length every published method reaches (DeepSeek-V3's MTP, the lowest above):
+#: a figure with stated speculative decoding that needs no more than this is accounted for.
+TYPICAL_ACCEPTED_LENGTH = 1.9
 DEFAULT_MAX_MODEL_LEN = 8192  # the guide's vLLM example (--max-model-len 8192; docs/guide.md)
 #: Above this share of the hard bound a figure needs evidence (docs/sources.md, "MBU bands").
 EVIDENCE_MBU = 0.90
@@ -465,6 +470,12 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
         text.append(f"offload: {o['placement']}; {_gb(o['gpu_bytes_per_token'])} per token from the GPU and "
                     f"{_gb(o['host_bytes_per_token'])} from {o['host_memory']} ({o['host_memory_why']})")
     if u <= EVIDENCE_MBU:
+        return _Judgement("plausible", text, u, "single", bounds)
+    needed = value / (per_hard * EVIDENCE_MBU)
+    if spec is True and needed <= TYPICAL_ACCEPTED_LENGTH:
+        text.append(f"the stated speculative decoding accounts for it: at 90 % of peak bandwidth it needs a mean "
+                    f"accepted length of {needed:.2f} tokens per step, which every published method reaches "
+                    "(~1.9 for DeepSeek-V3's MTP, ~3–4 for EAGLE)")
         return _Judgement("plausible", text, u, "single", bounds)
     if u <= 1:
         text.append("above 90 % of peak bandwidth: it needs evidence (the best published decode kernels reach ~78–85 %)")

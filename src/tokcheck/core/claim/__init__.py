@@ -578,6 +578,14 @@ def parse_claim(text: str) -> Claim:
         if key in ("precision", "quantization") and key in f:
             continue
         f[key], src[key] = hit[0], t[hit[1]:hit[2]]
+    if mh is not None:
+        # the headline model's own name says which file ran ("llama3.3:70b-instruct-q3_K_M",
+        # "Qwen3-32B-AWQ"): it wins over a precision named elsewhere in the text
+        own = precision_words(t[:mh.end], near=None, figures=None)
+        own = {k: v for k, v in own.items() if k in ("precision", "quantization") and mh.start <= v[1] < mh.end}
+        if "precision" in own and own["precision"][0] != "full":  # 满血版 names the full-size model
+            for key, hit in own.items():
+                f[key], src[key] = hit[0], t[hit[1]:hit[2]]
     no_figures = _blank(masked, [fig.span for fig in figs])
     for key, hit in length_words(no_figures, near=head.span[0], prefill_headline=head.metric == "prefill_tok_s").items():
         f[key], src[key] = hit[0], t[hit[1]:hit[2]]

@@ -463,6 +463,9 @@ def footprint_words(t: str) -> dict:
 
     m = (re.search(rf"{_GB}\s*(?:of\s+)?(?:model\s+)?(?:weights?|parameters|model\s+file|file|download|on\s+disk|checkpoint)", t, re.I)
          or re.search(rf"(?:weights?|model\s+(?:size|file)|file\s+size|权重|模型(?:文件)?大小)\s*(?:is|are|of|:|=|约|为|占)?\s*(?:about|~|约)?\s*{_GB}", t, re.I))
+    # "llama-7b (4.2GB in memory)", "整个模型（Llama 3 70B 约 140GB）"
+    m = m or re.search(rf"{_GB}\s+in\s+memory\b", t, re.I) \
+        or re.search(rf"(?:模型|\bmodel\b)[^,.;，。；]{{0,30}}?(?:约|大约|about|~|≈)\s*{_GB}", t, re.I)
     m = re.search(rf"(?:压到|压缩到|shrunk\s+to|quantized\s+(?:down\s+)?to|down\s+to)\s*(?:约|about|~)?\s*{_GB}", t, re.I) or m
     if m:
         out["weights_gb"] = (gb(m), m.start(), m.end())
