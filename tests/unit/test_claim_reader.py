@@ -578,3 +578,9 @@ def test_the_precision_in_the_headline_models_own_name_wins():
     c = parse_claim("On an RTX PRO 6000 under Ollama, llama3.3:70b-instruct-q3_K_M (34 GB on disk) ran at 1.6 tokens "
                     "per second, after the Q4_K_M build was rejected for wanting 114 GiB of system RAM")
     assert c.fields["precision"] == "Q3_K_M"
+
+
+def test_a_latency_that_is_neither_first_token_nor_per_token_is_end_to_end():
+    c = parse_claim("Qwen3-32B（FP16）在单张 A100 上 batch_size=8 跑出 192 tokens/sec，输出 1K tokens 延迟 1.1s")
+    assert [(f.value, f.metric) for f in c.figures] == [(192, "aggregate_throughput"), (1.1, "e2e_latency")]
+    assert parse_claim("TTFT latency 350 ms on an H100 for Llama 3 8B").figures[0].metric == "ttft"

@@ -931,9 +931,33 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
     for bd, j in others[:2]:
         mb = f" ({j.mbu:.0%} of its bound)" if j.mbu is not None else ""
         explanations.append(f"at {bd.reading.label}: {j.verdict.replace('_', ' ')}{mb}")
+    bad.extend(_e2e_beside(claim, best_bd))
     _apply_bad(result, bad)
     _memory_explanations(result, best_bd, best_bd.setup or setup)
     return result
+
+
+def _e2e_beside(claim: Claim, bd: _Bounds) -> list[dict]:
+    """An end-to-end latency stated beside a tok/s headline, with the output length: N tokens in
+    L seconds is at least N / L tok/s for one request. Beyond the single-stream hard bound times
+    the most accepted tokens per step any speculative decoding reaches
+    (:data:`MAX_PLAUSIBLE_ACCEPTED_LENGTH`), nothing accounts for it ("1K tokens in 1.1 s" for a
+    32B FP16 model on one A100: 909 tok/s against a 31 tok/s bound)."""
+    out_toks = claim.fields.get("output_tokens")
+    if not out_toks or not bd.hard or claim.fields.get("metric") == "e2e_latency":
+        return []
+    found = []
+    for fig in claim.figures:
+        if fig.headline or fig.metric != "e2e_latency" or fig.unit not in ("ms", "s"):
+            continue
+        secs = fig.high / 1000 if fig.unit == "ms" else fig.high
+        rate = out_toks / secs if secs > 0 else 0
+        if rate > bd.hard * MAX_PLAUSIBLE_ACCEPTED_LENGTH:
+            found.append({"check": "e2e_latency_vs_bound", "ok": False, "severity": "implausible",
+                          "text": f"{fmt(out_toks)} output tokens in {fig.words} is {fmt(rate)} tok/s for one request, "
+                                  f"{rate / bd.hard:.0f}× the single-stream hard bound ({sig3(bd.hard)} tok/s at "
+                                  f"{bd.reading.label}), beyond what speculative decoding reaches"})
+    return found
 
 
 def _stated_scope(head) -> str | None:

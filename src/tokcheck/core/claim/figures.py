@@ -486,7 +486,7 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
                         else "ttft" if re.search(r"ttft|first|首", around, re.I)
                         else "ttft" if re.search(r"prefill\w*|预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", around, re.I)
                         else "e2e_latency" if re.search(r"e2e|end[\s\-]to[\s\-]end|整句|总时延|整体时延|request\s+latency|完整响应|"
-                                                        r"takes?|took|需要|要|耗时|用时", around, re.I)
+                                                        r"takes?|took|需要|要|耗时|用时|\blatency|延迟|时延", around, re.I)
                         else None)
             if f.metric == "tpot":  # a time per output token is kept in ms per token
                 scale = 1000 if f.unit == "s" else 1
