@@ -584,3 +584,14 @@ def test_a_latency_that_is_neither_first_token_nor_per_token_is_end_to_end():
     c = parse_claim("Qwen3-32B（FP16）在单张 A100 上 batch_size=8 跑出 192 tokens/sec，输出 1K tokens 延迟 1.1s")
     assert [(f.value, f.metric) for f in c.figures] == [(192, "aggregate_throughput"), (1.1, "e2e_latency")]
     assert parse_claim("TTFT latency 350 ms on an H100 for Llama 3 8B").figures[0].metric == "ttft"
+
+
+def test_a_target_someone_wants_is_a_condition_and_c8_is_concurrency_8():
+    c = parse_claim("KTransformers 在 Xeon Gold 6133 和一张 RTX 4090 上跑 deepseek-R1 Q4_K_M，eval rate 为 4.5tokens/s，"
+                    "想优化到 15s/token")
+    assert c.figures[-1].condition and c.fields["value"] == 4.5
+    c = parse_claim("Llama 3 8B on an A10 gives 30 tok/s; I am hoping to reach 60 tok/s")
+    assert c.figures[1].condition == "a target" and c.fields["value"] == 30
+    c = parse_claim("Qwen3.5-27B on one RTX 3090 with vLLM: 48.9 tok/s single-stream (C1) and 242.0 tok/s at C8")
+    assert [f.concurrency for f in c.figures] == [1, 8]
+    assert c.figures[1].metric == "aggregate_throughput"

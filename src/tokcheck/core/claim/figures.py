@@ -105,6 +105,8 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"max(?:imum)?\s+(?P<n>\d+)\s+(?:sequences|seqs|concurrent)",
     r"(?:并发|并行)\s*(?:数|量)?\s*(?:均|都)?\s*(?:为|是|设为)\s*(?P<n>\d+)(?![\d.])",
     r"\bc\s*=\s*(?P<n>\d+)(?![\d.])",
+    # "48.9 tok/s single-stream (C1) and 242.0 tok/s at C8"
+    r"(?:\bat\s+|\()c(?P<n>\d{1,4})\b(?!\s*-)",
     # "concurrency lowered to 32", "并发降到 32": the run's setting after a change
     r"(?:concurrency|并发(?:数|量)?)\s*(?:(?:was|is)\s+)?(?:lowered|raised|reduced|increased|cut|set|降|升|提高|提升|增加|减少|调|设)"
     r"\s*(?:到|至|为|to)\s*(?P<n>\d+)(?![\d.])",
@@ -443,6 +445,10 @@ def concurrency_mentions(t: str, exclude: list[tuple[int, int]]) -> list[tuple[i
 # A figure asked about, not reported: "能否超过 30 tok/s", "Can Llama 3 8B reach 100 tok/s?"
 _ASKED_ZH = re.compile(r"(?:能否|是否(?:能|可以)?|可否|能不能|可不可以|有没有可能)[^，,;；。！？?!]{0,40}$")
 _ASKED_EN = re.compile(r"^\s*(?:can|could|will|would|does|do|is\s+it\s+possible\s+to|is\s+there\s+a\s+way\s+to)\b", re.I)
+# A speed someone wants, not one measured: "想优化到 15s/token", "hoping to reach 60 tok/s"
+_WANTED = re.compile(r"(?:想|希望|期望|目标是?|打算)\s*(?:能)?\s*(?:优化|提升|提高|加速|达到|做到|跑到|到)[^，,;；。]{0,12}$|"
+                     r"\b(?:hop(?:e|ing)|want(?:ing)?|aim(?:ing)?|expect(?:ing)?|goal\s+is|target(?:ing)?)\s+(?:to\s+)?"
+                     r"(?:reach|hit|get|achieve|see|be)?\s*(?:at\s+least\s+|around\s+|about\s+)?$", re.I)
 # The per-user speed a throughput was read at: "每用户 75 tok/s 的交互性下", "at an interactivity of 50 tok/s"
 _INTERACTIVITY_AFTER = re.compile(r"\s*(?:/\s*user\s*)?(?:的)?\s*(?:交互性|交互速度|interactivity)", re.I)
 _INTERACTIVITY_BEFORE = re.compile(r"interactivity\s+(?:level\s+)?(?:of|at)\s*(?:about\s+|~)?$", re.I)
@@ -462,6 +468,8 @@ def _condition(t: str, f: Figure) -> str | None:
     rest = re.search(r"[.;!?。；！？]", t[e:])
     if rest and rest.group(0) in "?？" and _ASKED_EN.search(t[sent_start:s]):
         return "a question"
+    if _WANTED.search(t[max(0, s - 40):s]):
+        return "a target"
     if _INTERACTIVITY_AFTER.match(t, e) or _INTERACTIVITY_BEFORE.search(t[max(0, s - 40):s]):
         return "the per-user speed a throughput was read at"
     return None
