@@ -595,3 +595,21 @@ def test_a_target_someone_wants_is_a_condition_and_c8_is_concurrency_8():
     c = parse_claim("Qwen3.5-27B on one RTX 3090 with vLLM: 48.9 tok/s single-stream (C1) and 242.0 tok/s at C8")
     assert [f.concurrency for f in c.figures] == [1, 8]
     assert c.figures[1].metric == "aggregate_throughput"
+
+
+def test_numbers_that_share_the_unit_of_a_figure():
+    # a list before one unit ("分别为 217、83、45 tok/s")
+    c = parse_claim("多卡运行后 7b、32b、70b 模型分别为 217、83、45 tok/s")
+    assert [f.value for f in c.figures] == [217, 83, 45]
+    # a second change written without the unit: "…, and from 1344.136 to 1588.662 for GPT OSS 20B"
+    c = parse_claim("prompt processing rose from 1593.237 to 1731.991 tok/sec for Qwen3 30B A3B Q4, and from 1344.136 "
+                    "to 1588.662 for GPT OSS 20B Q4")
+    assert [f.value for f in c.figures] == [1593.237, 1731.991, 1344.136, 1588.662]
+    assert [f.before_change for f in c.figures] == [True, False, True, False]
+    c = parse_claim("Qwen3 32B in Q8 went from 13.0 to 15.6 tokens per second, while R1-Distill-Llama-70B in Q4 went from 10.3 to 12.1")
+    assert [f.value for f in c.figures] == [13.0, 15.6, 10.3, 12.1]
+    # latencies of a sentence that opened with a time-to-first-token change
+    c = parse_claim("MLX 比较 M5 与 M4 的首个 token 时间：Qwen3-8B 从 16.92s 降到 4.67s，Qwen3-14B 4bit 从 35.15s 降到 8.66s，"
+                    "GPT-OSS-20B 从 9.54s 降到 2.87s")
+    assert [f.value for f in c.figures] == [16.92, 4.67, 35.15, 8.66, 9.54, 2.87]
+    assert {f.metric for f in c.figures} == {"ttft"} and c.fields["value"] == 4.67

@@ -42,7 +42,7 @@ _SEC = r"(?:s|sec|secs|seconds?|秒)(?![a-z/])"
 _NUM_BODY = (rf"(?P<num>{NUMBER})(?:\s*(?:~|-|to|至|到)\s*(?P<num2>{NUMBER}))?"
              rf"(?:\s*(?P<mult>{MULTIPLIER})(?![a-z]))?\s*(?P<post>\+|多|余)?")
 _FIGURE = re.compile(
-    rf"(?<![a-z0-9_./])(?<!\d,)" + _NUM_BODY
+    rf"(?<![a-z0-9_./])(?:(?<!\d,)|(?!\d{{3}}(?![\d.])))" + _NUM_BODY
     + rf"\s*(?P<gap>(?:(?:{_GAP_WORDS})(?![a-z])\s*){{0,3}})"
     + rf"(?:(?P<tpot>{_MS_PER_TOK})|(?P<stpot>{_S_PER_TOK})|(?P<s1k>{_S_PER_1K})|(?P<tok>{_TOK_UNIT})|(?P<ms>{_MS})|(?P<sec>{_SEC}))",
     re.I,
@@ -135,6 +135,11 @@ _SPREAD = re.compile(rf"\s*(?:±|\+/-|\+-)\s*(?:{NUMBER})")
 _UNIT_HEADER = re.compile(r"(?<![\d.])(?<![\d.]\s)(?:(?:output|generation|decode)\s+)?(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second)(?![a-z])", re.I)
 _HEADED_NUMBER = re.compile(rf"(?:\bdid|\bdoes|\bgot|\bgets|\breached|\breaches|\bhit|\bhits|\bat|:)\s*(?:~|about\s+)?"
                             rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
+_LIST_BEFORE = re.compile(rf"(?P<lead>分别(?:为|是)?\s*)?(?<![\d.,])(?P<list>(?:(?:{NUMBER})\s*,\s*)+)$")
+_FROM_TO = re.compile(rf"(?:\bfrom|从|由)\s*(?:~|about\s+|约)?(?<![\d.])(?P<a>{NUMBER})(?P<ua>\s*(?:ms|s|秒|tok/s(?:ec)?|tokens?/s|t/s)(?![a-z]))?"
+                      rf"\s*(?:\bto\b|(?:降|升|提升|提高|增加|减少|缩短)?(?:到|至))\s*(?:~|about\s+|约)?"
+                      rf"(?P<b>{NUMBER})(?![\d.,]?\d)(?P<ub>\s*(?:ms|s|秒|tok/s(?:ec)?|tokens?/s|t/s)(?![a-z]))?", re.I)
+_UNIT_AGAIN = {"tok/s": r"tok/s(?:ec)?|tokens?/s|t/s", "s": r"s|秒", "ms": r"ms", "ms/tok": r"ms|s|秒"}
 _CONTRAST = re.compile(r"\bbut\b|\bwhile\b|\bwhereas\b|\bversus\b|\bvs\.?|\bhowever\b|;|但是?|而|然而|相比之下", re.I)
 # Words that set two results against each other (theirs vs mine), which is not a change of one.
 _SET_AGAINST = re.compile(r"而|whereas|相比|对比|相较", re.I)
@@ -295,6 +300,16 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             if m.group("word"):
                 other.why["gap"] = m.group("word").strip()
             found.append(other)
+    for fig in list(found):
+        # "分别为 217、83、45 tok/s": a list of numbers before one unit (after 分别, or two commas or more)
+        m = _LIST_BEFORE.search(masked, max(0, fig.span[0] - 60), fig.span[0])
+        if m and m.end() == fig.span[0] and (m.group("lead") or m.group("list").count(",") >= 2):
+            for n in re.finditer(NUMBER, m.group("list")):
+                start = m.start("list") + n.start()
+                if any(f.span[0] <= start < f.span[1] for f in found):
+                    continue
+                found.append(Figure(value=to_float(n.group(0)), unit=fig.unit, span=(start, start + len(n.group(0))),
+                                    words=t[start:start + len(n.group(0))]))
     # "… from 13.0 to 15.6 tokens per second, and to 16.4 with row split": a bare number that
     # continues a change takes the unit of the figure before it
     for fig in sorted(found, key=lambda f: f.span[0]):
@@ -304,6 +319,32 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
                 fig.before_change = True
             span = (m.start("num"), m.end("num"))
             found.append(Figure(value=to_float(m.group("num")), unit=fig.unit, span=span, words=t[span[0]:span[1]]))
+    # "… from 1593.237 to 1731.991 tok/sec for Qwen3 30B, and from 1344.136 to 1588.662 for GPT OSS
+    # 20B", "从 16.92s 降到 4.67s，Qwen3-14B 从 35.15s 降到 8.66s": a second change of the same
+    # quantity in the same sentence, its unit written once or again
+    for fig in sorted(found, key=lambda f: f.span[0]):
+        if not fig.before_change and not re.search(r"(?:\bfrom|从|由|\bto|到|至)\s*(?:~|about\s+|约)?$",
+                                                   masked[max(0, fig.span[0] - 12):fig.span[0]], re.I):
+            continue  # the figure must itself be an end of a change
+        end = next((b.start() for b in _BOUNDARY.finditer(masked, fig.span[1])), len(masked))
+        unit_rx = _UNIT_AGAIN.get(fig.unit)
+        for m in _FROM_TO.finditer(masked, fig.span[1], end):
+            spans = [m.span("a"), m.span("b")]
+            if any(f.span[0] <= s0 < f.span[1] for s0, _ in spans for f in found):
+                continue
+            tails = [m.group("ua"), m.group("ub")]
+            if any(tl and not (unit_rx and re.fullmatch(unit_rx, tl.strip(), re.I)) for tl in tails):
+                continue
+            scale = 1000 if fig.unit == "ms/tok" and any(tl and tl.strip().lower() in ("s", "秒") for tl in tails) else 1
+            pair = []
+            for (s0, e0), g in zip(spans, ("a", "b")):
+                tail = m.group("u" + g)
+                e1 = e0 + (len(tail) if tail else 0)
+                pair.append(Figure(value=to_float(m.group(g)) * scale, unit=fig.unit, span=(s0, e1), words=t[s0:e1]))
+            pair[0].before_change = True
+            for p_ in pair:
+                p_.why["same_as"] = fig.words
+            found.extend(pair)
     # "20tokens/s-30tokens/s": one range written with the unit twice
     found.sort(key=lambda f: f.span[0])
     merged: list[Figure] = []
@@ -572,6 +613,11 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
                 a.scope = a.scope or b.scope
                 a.concurrency = a.concurrency or b.concurrency
                 _settle(a)  # "each node achieves X input and Y output tok/s": Y is the node's total too
+    for f in figs:
+        anchor = next((a for a in figs if f.why.get("same_as") and a.words == f.why["same_as"]), None)
+        if anchor is not None:  # a second change of the same quantity measures what the first does
+            f.metric = f.metric or anchor.metric
+            f.scope = f.scope or anchor.scope
     for f in figs:
         if f.metric == "generation_tok_s" and f.scope is None and f.high >= SINGLE_REQUEST_CEILING_TOK_S \
                 and re.fullmatch(r"output|输出", str(f.why.get("metric") or f.why.get("gap") or ""), re.I):

@@ -7,7 +7,7 @@ import re
 
 #: One number: thousands separators or plain, optional decimals. Not the tail of a word or
 #: version ("pp512", "3.1"): the caller's pattern decides what may stand before it.
-NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?"
+NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?"
 
 #: Multipliers written after a number, and their factor.
 MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "千": 1e3, "万": 1e4, "million": 1e6, "mn": 1e6, "m": 1e6,
