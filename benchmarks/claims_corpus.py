@@ -130,8 +130,11 @@ def evaluate(items: list[dict], judge: bool = True) -> dict:
                 misses[k].append((item["id"], e, g))
         for fig in item.get("figures") or []:
             figures_total += 1
+            unit = fig.get("unit") or "tok/s"
+            if unit == "ms" and fig.get("metric") == "tpot":
+                unit = "ms/tok"  # a time per output token, however the answer wrote its unit
             if any(_num_eq(fig["value"], list(x.value) if isinstance(x.value, tuple) else x.value)
-                   and (fig.get("unit") or "tok/s") == x.unit for x in claim.figures):
+                   and unit == x.unit for x in claim.figures):
                 figures_found += 1
         if judge and item.get("verdict"):
             try:

@@ -613,3 +613,28 @@ def test_numbers_that_share_the_unit_of_a_figure():
                     "GPT-OSS-20B 从 9.54s 降到 2.87s")
     assert [f.value for f in c.figures] == [16.92, 4.67, 35.15, 8.66, 9.54, 2.87]
     assert {f.metric for f in c.figures} == {"ttft"} and c.fields["value"] == 4.67
+
+
+def test_a_model_name_is_not_found_inside_a_longer_one_nor_per_request_read_as_one_request():
+    # "Qwen-7B-Chat" is not DeepSeek-R1-Distill-Qwen-7B (whose name ends in "Qwen 7B")
+    c = parse_claim("在 A10 上用 text-generation-webui 部署 Qwen-7B-Chat，速度 17.62 tokens/s")
+    assert c.fields.get("model") != "DeepSeek-R1-Distill-Qwen-7B"
+    # "per request" under a serving load is each request's speed, not a concurrency of one
+    c = parse_claim("SGLang serving DeepSeek V3 on H200 GPUs gave only 13 tokens/sec per request")
+    assert c.headline.scope == "request" and "concurrency" not in c.fields
+    assert parse_claim("Llama 3 8B on an RTX 4090: 120 tok/s for a single request").fields["concurrency"] == 1
+
+
+def test_exllama_v1_cpu_in_brackets_and_ascend_variants():
+    assert parse_claim("LLaMA 65B with ExLlama on dual 4090: 20.25 tps").fields["engine"] == "ExLlama"
+    assert parse_claim("Mistral 7B with exllamav2 on a 3090: 80 tps").fields["engine"] == "ExLlamaV2"
+    c = parse_claim("13B 模型参考数据：llama.cpp (CPU) 约 15-30 tokens/秒，vLLM (GPU) 100-200 tokens/秒")
+    assert c.fields["gpu"] == "CPU"
+    c = parse_claim("vLLM Ascend 在 910B2 上两卡运行 Qwen3-30B-A3B，平均 29.21 token/s")
+    assert (c.fields["gpu"], c.fields["gpu_count"]) == ("Ascend 910B", 2)
+
+
+def test_lengths_in_characters_are_not_token_counts():
+    c = parse_claim("在 V100 上部署 Qwen2-7B，输入 664 个字符、输出 82 个字符，速度 17.62 tokens/s")
+    assert "input_tokens" not in c.fields and "output_tokens" not in c.fields
+    assert parse_claim("Qwen2-7B on a V100: 17.62 tokens/s, input 664 tokens").fields["input_tokens"] == 664

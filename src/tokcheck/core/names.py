@@ -109,7 +109,9 @@ def match_name(kind: str, query: str, items: Sequence[tuple[str, Iterable[str], 
                 continue
             if contains_words(qs, ks):
                 score = len(ks)
-            elif len(q) >= 3 and contains_words(ks, qs):
+            elif len(q) >= 3 and contains_words(ks, qs) and (kind != "model" or ks[:len(qs)] == qs):
+                # a model's name is read from its start: "Qwen3.5 122B" is Qwen3.5-122B-A10B, but
+                # "Qwen 7B" is not "R1 Distill Qwen 7B" (a GPU's number is found anywhere: "4090")
                 score = len(qs) - len(ks)
             else:
                 continue

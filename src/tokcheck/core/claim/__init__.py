@@ -520,7 +520,7 @@ def parse_claim(text: str) -> Claim:
     _choose_gpu(t, sys_hits, gpu_own, systems(), head.span[0], f, src, foot, notes)
     if "gpu" not in f and unknown_gpu:
         f["gpu"], src["gpu"] = unknown_gpu[0], unknown_gpu[0]
-    if "gpu" not in f and re.search(r"cpu[\s\-]only|only\s+(?:on\s+)?(?:the\s+)?cpu|纯\s*cpu|仅用?\s*cpu|no\s+gpu|without\s+(?:a\s+)?gpu|无\s*gpu|"
+    if "gpu" not in f and re.search(r"\(\s*cpu\s*\)|cpu[\s\-]only|only\s+(?:on\s+)?(?:the\s+)?cpu|纯\s*cpu|仅用?\s*cpu|no\s+gpu|without\s+(?:a\s+)?gpu|无\s*gpu|"
                                     r"不用\s*(?:gpu|显卡)|没有\s*(?:gpu|显卡)|cpu\s+inference|cpu\s*推理", t, re.I):
         f["gpu"], src["gpu"] = "CPU", "CPU only"
     mh = _nearest_before(model_hits, head.span[0])
@@ -598,7 +598,8 @@ def parse_claim(text: str) -> Claim:
         foot.setdefault(key, hit)
 
     # --- concurrency of the headline: its own words, else the one stated for the whole text
-    stated_scope = head.scope == "request" and not str(head.why.get("scope", "")).startswith(("inferred", "from the metric"))
+    stated_scope = head.scope == "request" and not str(head.why.get("scope", "")).startswith(("inferred", "from the metric")) \
+        and not re.match(r"per[\s\-]", str(head.why.get("scope", "")), re.I)
     if head.concurrency and (head.why.get("concurrency") or stated_scope):
         f["concurrency"] = head.concurrency
         src["concurrency"] = head.why.get("concurrency") or head.why.get("scope") or head.words

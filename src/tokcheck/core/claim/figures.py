@@ -574,8 +574,8 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
         if near:
             c = min(near, key=lambda c: min(abs(c[1] - f.span[1]), abs(f.span[0] - c[2])))
             f.concurrency, f.why["concurrency"] = c[0], t[c[1]:c[2]]
-        elif f.scope == "request":
-            f.concurrency = 1
+        elif f.scope == "request" and not re.match(r"per[\s\-]", str(f.why.get("scope", "")), re.I):
+            f.concurrency = 1  # "single stream", "batch 1"; "per request" under load says no count
         if f.concurrency and f.concurrency > 1 and f.scope is None and f.metric in ("aggregate_throughput",
                                                                                      "generation_tok_s"):
             # "32 并发 … 平均生成速度 1000 tokens/s": a generation rate at concurrency > 1 without a

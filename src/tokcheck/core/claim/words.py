@@ -270,7 +270,9 @@ _ENGINES = (
     ("MLX", r"\bmlx(?:[\s\-_]*(?:lm|vlm))?\b(?![\-_]community)"),
     ("TGI", r"\btgi\b|text[\s\-]generation[\s\-]inference"),
     ("LMDeploy", r"\blmdeploy\b"),
-    ("ExLlamaV2", r"exllama(?:v[23])?|tabbyapi"),
+    ("ExLlamaV2", r"exllamav2|tabbyapi"),
+    ("ExLlamaV3", r"exllamav3"),
+    ("ExLlama", r"exllama"),
     ("KTransformers", r"ktransformers"),
     ("MindIE", r"\bmindie\b"),
     ("ipex-llm", r"\bipex[\s\-_]*llm\b"),
@@ -282,7 +284,7 @@ _ENGINES = (
 
 #: The engine an engine is built on, where the judge treats them alike: front ends and forks of
 #: llama.cpp and of MLX run the same kernels (how weights are split, offloaded and quantized).
-ENGINE_FAMILY = {"koboldcpp": "llama.cpp", "distributed-llama": None, "mlx-swift-lm": "MLX", "rapid-mlx": "MLX",
+ENGINE_FAMILY = {"ExLlama": "ExLlamaV2", "ExLlamaV3": "ExLlamaV2", "koboldcpp": "llama.cpp", "distributed-llama": None, "mlx-swift-lm": "MLX", "rapid-mlx": "MLX",
                  "MTPLX": "MLX", "vllm-mlx": "MLX", "text-generation-webui": None, "Xinference": None}
 
 
@@ -325,8 +327,10 @@ def engine_words(t: str, near: int | None = None, figures: list[tuple[int, int]]
 
 # --------------------------------------------------------------------------- lengths
 
-_N = rf"(?P<n>{NUMBER})\s*(?P<k>k|千)?(?![\d.])"
-_N2 = rf"(?P<n2>{NUMBER})\s*(?P<k2>k|千)?(?![\d.])"
+# a length in characters or words is no token count ("输入 664 个字符")
+_NOT_CHARS = r"(?!\s*个?\s*(?:字符|汉字|字(?!节)|characters?\b|chars?\b|words?\b))"
+_N = rf"(?P<n>{NUMBER})\s*(?P<k>k|千)?(?![\d.]){_NOT_CHARS}"
+_N2 = rf"(?P<n2>{NUMBER})\s*(?P<k2>k|千)?(?![\d.]){_NOT_CHARS}"
 
 
 def _length(m: re.Match, g: str = "n", k: str = "k", kilo: int = 1000) -> int:
