@@ -638,3 +638,35 @@ def test_lengths_in_characters_are_not_token_counts():
     c = parse_claim("在 V100 上部署 Qwen2-7B，输入 664 个字符、输出 82 个字符，速度 17.62 tokens/s")
     assert "input_tokens" not in c.fields and "output_tokens" not in c.fields
     assert parse_claim("Qwen2-7B on a V100: 17.62 tokens/s, input 664 tokens").fields["input_tokens"] == 664
+
+
+def test_a_prompt_length_written_for_a_prefill_figure_is_not_the_decode_headlines():
+    c = parse_claim("DeepSeek-R1 IQ1_S with llama.cpp: 9.19 tokens per second for generation and 8.10 tokens per "
+                    "second for a 10-token prompt")
+    assert c.fields["value"] == 9.19 and "input_tokens" not in c.fields
+    # the same words for a prefill headline keep it
+    c = parse_claim("DeepSeek-R1 IQ1_S with llama.cpp: 8.10 tokens per second for a 10-token prompt")
+    assert c.fields["input_tokens"] == 10
+
+
+def test_words_before_against_belong_to_the_figure_before_it_and_bracketed_notes_do_not_separate():
+    c = parse_claim("ExLlamaV2 on an A100-SXM4-80GB generated 119.64 tokens/second, with Llama2-7B exl2 at 4.0bpw, "
+                    "against the 164 t/s listed in the project's table")
+    assert c.fields["precision"] == "4.0bpw"
+    c = parse_claim("13B 模型参考数据：llama.cpp (CPU) 约 15-30 tokens/秒，vLLM (GPU) 100-200 tokens/秒")
+    assert c.fields["engine"] == "llama.cpp"
+
+
+def test_single_batch_4_bit_in_traditional_chinese_and_lengths_before_a_full_stop():
+    assert parse_claim("文章称 DeepSeek-R1 在 A10 上单 batch 吞吐达 14.2 tokens/sec").fields["concurrency"] == 1
+    assert parse_claim("在 M4 Max 上跑 4 位元量化的 Llama 70B，每秒 10.2 個詞元").fields["precision"] == "INT4"
+    c = parse_claim("DeepSeek-V3.2 NVFP4 on GB300 reaches an output throughput of 2816 TGS at ISL=2k, OSL=1k. More later.")
+    assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (2000, 1000)
+
+
+def test_a_prompt_length_written_with_the_output_length_is_the_runs():
+    c = parse_claim("Qwen3.5-35B-A3B-4bit on an M5 Max reports generationTPS 133.47 and promptTPS 2756.56 for a "
+                    "1479-token prompt and 2023 completion tokens")
+    assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (1479, 2023)
+    c = parse_claim("Qwen3 27B on a 3090: ~95 tokens/s single-user and ~67 tokens/s end-to-end after a 1,052-token prefill")
+    assert "input_tokens" not in c.fields

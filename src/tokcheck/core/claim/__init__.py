@@ -587,7 +587,19 @@ def parse_claim(text: str) -> Claim:
             for key, hit in own.items():
                 f[key], src[key] = hit[0], t[hit[1]:hit[2]]
     no_figures = _blank(masked, [fig.span for fig in figs])
-    for key, hit in length_words(no_figures, near=head.span[0], prefill_headline=head.metric == "prefill_tok_s").items():
+    own_prompt = []
+    if head.metric != "prefill_tok_s":
+        # "8.10 tokens per second for a 10-token prompt": that prompt is the prefill figure's
+        # "~67 tokens/s end-to-end after a 1,052-token prefill": the figure it follows ran it; a
+        # prompt written with the output length ("for a 1479-token prompt and 2023 completion
+        # tokens") is the whole run's
+        for fig in figs:
+            m = re.match(r"\s*(?:end[\s\-]to[\s\-]end\s+)?(?:for|after|with|on)\s+(?:a|an|the)\s+[\d,]+[\s\-]tokens?\s+"
+                         r"(?:prompt|prefill|input|context)(?!\s*(?:and|,)\s*[\d,]+\s*(?:completion|output|generated|new)?\s*tokens)",
+                         t[fig.span[1]:], re.I)
+            if m and not fig.headline:
+                own_prompt.append((fig.span[1], fig.span[1] + m.end()))
+    for key, hit in length_words(_blank(no_figures, own_prompt), near=head.span[0], prefill_headline=head.metric == "prefill_tok_s").items():
         f[key], src[key] = hit[0], t[hit[1]:hit[2]]
     for key, hit in option_words(t).items():
         f[key], src[key] = hit[0], t[hit[1]:hit[2]]
@@ -613,7 +625,7 @@ def parse_claim(text: str) -> Claim:
         distinct = sorted({c[0] for c in stated})
         if len(distinct) == 1:
             f["concurrency"], src["concurrency"] = distinct[0], t[stated[0][1]:stated[0][2]]
-        elif not stated and re.search(r"single[\s\-](?:request|stream|user|sequence|query)|one\s+(?:request|query)|"
+        elif not stated and re.search(r"single[\s\-](?:request|stream|user|sequence|query|batch)|单\s*batch|单批次?|one\s+(?:request|query)|"
                                       r"for\s+(?:1|one|a\s+single)\s+(?:query|request|user|stream)\b|单请求|单并发|单用户|单流|"
                                       r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)|\bbs\s*=?\s*1(?!\d)", masked, re.I):
             f["concurrency"], src["concurrency"] = 1, "single request"

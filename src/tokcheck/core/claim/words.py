@@ -26,7 +26,7 @@ _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("FP4", r"\bfp4\b|\bfloat4\b|\be2m1\b"),
     ("FP8", r"\bfp8\b|\bfloat8\b|\be4m3\b|\bw8a8[\s\-_]?fp8\b|\bfp8[\s\-_]?dynamic\b"),
     ("INT8", r"\bint8\b|\bw8a8\b|\bw8a16\b|\b8[\s\-]?bits?\b|\bbnb[\s\-_]?8bit|\bllm\.int8"),
-    ("INT4", r"\bint4\b|\bw4a16\b|\bw4a8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位量化"),
+    ("INT4", r"\bint4\b|\bw4a16\b|\bw4a8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位(?:元|比特)?量化|4\s*比特"),
     ("INT3", r"\b3[\s\-]?bits?\b"),
     ("INT2", r"\b2[\s\-]?bits?\b"),
     ("BF16", r"\bbf16\b|\bbfloat16\b|\b16[\s\-]?bit\s+weights"),
@@ -94,7 +94,11 @@ def _pick(mentions: list[Hit], near: int | None, figures: list[tuple[int, int]] 
     def dist(h: Hit, f: tuple[int, int]) -> int:
         a, b = (h[2], f[0]) if h[2] <= f[0] else (f[1], h[1])
         gap = max(b - a, 0)
-        return gap + (40 if text and re.search(r"[,;(。]|\.\s", text[a:b] + " ") else 0)
+        between = re.sub(r"\([^()]{0,12}\)", "", text[a:b]) if text else ""  # "llama.cpp (CPU) 约 15-30"
+        far = 40 if text and re.search(r"[,;(。]|\.\s", between + " ") else 0
+        if text and h[2] <= f[0] and re.search(r"\bagainst\b|\bversus\b|\bvs\.?|compared\s+(?:to|with)|相比|对比|而", between, re.I):
+            far += 80  # "… at 4.0bpw, against the 164 t/s": words before "against" are the figure before's
+        return gap + far
 
     def clause(pos: int) -> int:  # clauses end at ";", "。", "!", "?" or a full stop
         return len(re.findall(r"[;!?。]|\.(?=\s)", text[:pos])) if text else 0
@@ -329,8 +333,8 @@ def engine_words(t: str, near: int | None = None, figures: list[tuple[int, int]]
 
 # a length in characters or words is no token count ("输入 664 个字符")
 _NOT_CHARS = r"(?!\s*个?\s*(?:字符|汉字|字(?!节)|characters?\b|chars?\b|words?\b))"
-_N = rf"(?P<n>{NUMBER})\s*(?P<k>k|千)?(?![\d.]){_NOT_CHARS}"
-_N2 = rf"(?P<n2>{NUMBER})\s*(?P<k2>k|千)?(?![\d.]){_NOT_CHARS}"
+_N = rf"(?P<n>{NUMBER})\s*(?P<k>k|千)?(?!\.?\d){_NOT_CHARS}"
+_N2 = rf"(?P<n2>{NUMBER})\s*(?P<k2>k|千)?(?!\.?\d){_NOT_CHARS}"
 
 
 def _length(m: re.Match, g: str = "n", k: str = "k", kilo: int = 1000) -> int:
