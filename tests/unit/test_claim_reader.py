@@ -670,3 +670,12 @@ def test_a_prompt_length_written_with_the_output_length_is_the_runs():
     assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (1479, 2023)
     c = parse_claim("Qwen3 27B on a 3090: ~95 tokens/s single-user and ~67 tokens/s end-to-end after a 1,052-token prefill")
     assert "input_tokens" not in c.fields
+
+
+def test_a_gguf_type_explained_in_brackets_fp8_attention_and_a_count_in_the_headlines_own_clause():
+    c = parse_claim("KTransformers running DeepseekV3-q4km (int4) on a 4090 decoded at 13.5 token/s")
+    assert c.fields["precision"] == "Q4_K_M"
+    c = parse_claim("DeepSeek R1 on GB300 NVL72 with FP8 attention and FP8 KV cache: time to first token 8.6 seconds")
+    assert "precision" not in c.fields
+    c = parse_claim("在 A2 服务器 8 卡 910B3 上，回复称 4 卡运行单请求输出已平均在 36tokens/s 以上")
+    assert c.fields["gpu_count"] == 4

@@ -539,6 +539,14 @@ def parse_claim(text: str) -> Claim:
         src["metric"] = head.why.get("metric") or head.why.get("gap") or head.words
 
     # --- GPU count written away from the name, GPU memory on its own
+    clause_start = max([m.end() for m in re.finditer(r"[,;。]", t[:head.span[0]])], default=0)
+    own_clause = masked[clause_start:head.span[0]]
+    if "gpu_count" in f and "gpu" in f and "§" not in own_clause:
+        # "8 卡 910B3 上 …，回复称 4 卡运行 … 36 tokens/s": a count in the headline's own clause,
+        # which names no GPU, is the headline run's
+        c = gpu_count_anywhere(own_clause, [])
+        if c and c[0] != f["gpu_count"] and not re.match(r"单|single|one|a\s", own_clause[c[1]:c[2]], re.I):
+            f["gpu_count"], src["gpu_count"] = c[0], t[clause_start + c[1]:clause_start + c[2]]
     if "gpu_count" not in f:
         c = gpu_count_anywhere(masked, [fig.span for fig in figs])
         if c:

@@ -234,6 +234,11 @@ def _own_mentions(t: str, mentions: list[Hit]) -> list[Hit]:
         word = t[h[1]:h[2]].lower()
         if word in ("gptq", "awq") and any(o[0] in _WIDTH and 0 <= o[1] - h[2] <= 3 for o in mentions):
             continue
+        if h[0] in _WIDTH and re.search(r"\(\s*$", t[max(0, h[1] - 3):h[1]]) \
+                and any(o[0] not in _WIDTH and o[0] not in ("full",) and 0 <= h[1] - o[2] <= 3 for o in mentions):
+            continue  # "q4km (int4)": the bracket explains the GGUF type before it
+        if re.match(r"\s+(?:attention|activations?)\b", t[h[2]:h[2] + 14], re.I):
+            continue  # "FP8 attention" is how attention computes, not the weights' format
         out.append(h)
     for f in re.finditer(r"[\w.\-]+\.gguf\b", t, re.I):
         inside = [h for h in out if f.start() <= h[1] < f.end()]
