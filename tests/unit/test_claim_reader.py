@@ -679,3 +679,10 @@ def test_a_gguf_type_explained_in_brackets_fp8_attention_and_a_count_in_the_head
     assert "precision" not in c.fields
     c = parse_claim("在 A2 服务器 8 卡 910B3 上，回复称 4 卡运行单请求输出已平均在 36tokens/s 以上")
     assert c.fields["gpu_count"] == 4
+
+
+def test_an_nx_count_before_a_machine_counts_its_gpus():
+    c = parse_claim("QwQ-32B with vllm serve at --max-concurrency 1: the 8x H200 machine gives 115.31 tok/s output")
+    assert c.fields["gpu_count"] == 8
+    c = parse_claim("Llama 3.1 70B on a single H200 node: 2,000 tok/s total")
+    assert c.fields.get("gpu_count") != 1

@@ -76,8 +76,10 @@ def gpu_count_near(t: str, hit: NameHit, *, system: bool = False) -> Hit | None:
     with ``system``, the count of a system ("four GB300 NVL72 systems"), where a unit word after
     the name is expected. A range of counts ("1~4x 4090D") is no count."""
     before, after = t[max(0, hit.start - 24):hit.start], t[hit.end:hit.end + 24]
-    if not system and re.match(r"\s*(?:node|server|box|machine|system|host|instance|pod|rack)s?\b", after, re.I):
-        return None  # "a single H200 node" counts nodes, not GPUs
+    times = _BEFORE[0].search(before)
+    if not system and re.match(r"\s*(?:node|server|box|machine|system|host|instance|pod|rack)s?\b", after, re.I) \
+            and not (times and re.search(r"\d\s*[x*]\s*$", before[:times.end()].rstrip() + " ")):
+        return None  # "a single H200 node" counts nodes; "the 8x H200 machine" counts its GPUs
     if count_range_before(t, hit.start):
         return None
     for rx in _BEFORE:
@@ -131,8 +133,9 @@ def gpu_count_anywhere(t: str, exclude: list[tuple[int, int]]) -> Hit | None:
             if n:
                 return n, m.start(), m.end()
     m = _SINGLE.search(t)
-    if m:
-        return 1, m.start(), m.end()
+    if m and not re.match(r"[§\w\s\-]{0,30}?\b(?:node|server|machine|box|system|host|cluster)s?\b|[§\w\s\-]{0,30}?(?:节点|服务器|机器|集群)",
+                          t[m.end():], re.I):
+        return 1, m.start(), m.end()  # "on a single H200 node" counts the node, not its GPUs
     return None
 
 
