@@ -686,3 +686,55 @@ def test_an_nx_count_before_a_machine_counts_its_gpus():
     assert c.fields["gpu_count"] == 8
     c = parse_claim("Llama 3.1 70B on a single H200 node: 2,000 tok/s total")
     assert c.fields.get("gpu_count") != 1
+
+
+def test_a_slash_pair_of_close_speeds_is_a_range_and_x_and_y_share_a_unit():
+    c = parse_claim("On a laptop RTX 5090, TinyLlama-1.1B EXL2 topped out around 350/370 tokens/s")
+    assert c.fields["value"] == [350, 370]
+    c = parse_claim("Qwen3.8-27B EXL3 under TabbyAPI decoded at 80.08 and 95.36 tok/s per stream at one concurrent request")
+    assert [f.value for f in c.figures] == [80.08, 95.36] and c.fields["value"] == 80.08
+    assert (c.fields["concurrency"], c.fields["engine"]) == (1, "TabbyAPI")
+    # a prefill/decode pair written with a slash stays two figures
+    assert len(parse_claim("Qwen3 8B Q4_K_M: 3670.42 pp / 82.74 tg tok/s on a 4090").figures) == 2
+
+
+def test_a_figure_with_a_draft_beside_one_without_a_word_for_it_is_the_headline():
+    c = parse_claim("On an RTX 3060, llama-cli ran llama3.1 8b q8_0 at 32.49 tokens per second, and llama-speculative "
+                    "with a llama3.2 1b draft decoded at 55.473 t/s")
+    assert c.fields["value"] == 55.473
+
+
+def test_can_reach_is_not_stress_and_generating_n_tokens_is_the_output_length():
+    c = parse_claim("在 A100 80GB 上跑 DeepSeek-67B，单卡吞吐量约 12 tokens/秒，4卡并联可达 45 tokens/秒")
+    assert c.fields["value"] == 12
+    assert parse_claim("最高可达 45 tokens/秒，平时 30 tokens/秒").fields["value"] == 45
+    c = parse_claim("ExLlama on an RTX 3060 with llama-7b-4bit: 36.62 tokens/second when generating 128 tokens")
+    assert c.fields["output_tokens"] == 128
+
+
+def test_the_draft_models_name_and_type_are_not_the_targets():
+    c = parse_claim("On an RTX 3060, llama-cli ran llama3.1 8b-instruct q8_0 at 32.49 tokens per second, and "
+                    "llama-speculative with a llama3.2 1b-instruct q4_0 draft decoded at 55.473 t/s")
+    assert c.fields["model"] == "Llama 3.1 8B" and c.fields["precision"] == "Q8_0"
+    c = parse_claim("llama.cpp speculative sampling with a 70b f16 target and a 7b q8_0 draft on CPU only: 0.52 t/s")
+    assert c.fields["precision"] == "F16" or c.fields["precision"] == "FP16"
+
+
+def test_a_family_named_once_and_a_size_by_the_figure_make_the_model():
+    c = parse_claim("An article on Llama 3.1 lists decode speeds on A100 GPUs of 200+ tokens/s for the 405B model "
+                    "and 1,000+ for the 8B")
+    assert c.fields["model"] == "Llama 3.1 405B"
+
+
+def test_an_unknown_model_named_by_the_headline_is_its_model_not_a_known_one_after_it():
+    c = parse_claim("llama.cpp 在 AVX512 CPU 上：LFM2-8B-A1B 在 Q2_K 下最快，达 18.1 TPS；Qwen3-30B-A3B 的 Q2_K 为 6.8 TPS")
+    assert c.fields["model"] == "LFM2-8B-A1B"
+    assert any(u["kind"] == "model" and u["words"] == "LFM2-8B-A1B" for u in c.unknown_names)
+
+
+def test_a_change_result_stays_the_headline_beside_a_speculative_step():
+    c = parse_claim("TensorRT-LLM raised DeepSeek-R1 on 8xB200 from 67 to 368 tokens per second, with three MTP layers "
+                    "(253 TPS) plus relaxed acceptance giving the 368")
+    assert c.fields["value"] == 368
+    # two readings written with spaces around the slash are two figures
+    assert parse_claim("LLaMA 65B with ExLlama on dual 4090 gave 20.25 / 25.00 tps").fields["value"] == 20.25

@@ -323,6 +323,69 @@ def _unknown_model(t: str, notes: list, unknown: list) -> tuple[str, tuple[int, 
     return name, span
 
 
+def _is_draft(t: str, start: int, end: int) -> bool:
+    """Whether the words at ``start:end`` name the draft model of speculative decoding ("a
+    llama3.2 1b-instruct q4_0 draft", "draft model Qwen3-0.6B")."""
+    return bool(re.match(r"[\w\s.\-:]{0,24}?\bdraft\b", t[end:end + 32], re.I)
+                or re.search(r"\bdraft(?:\s+model)?\s*(?:[:=]|is|of)?\s*$", t[max(0, start - 20):start], re.I))
+
+
+def _unknown_near(t: str, hits: list, head_start: int, known) -> tuple[str, str] | None:
+    """A model-shaped name the catalog does not know, written before the headline and nearer to
+    it than any known model: ``(name, words)``, else None."""
+    from tokcheck.core.catalog import find_model
+
+    best = None
+    for m in _MODEL_LIKE.finditer(t):
+        s, e = m.span("m")
+        if e > head_start or any(h.start < e and s < h.end for h in hits) or _is_draft(t, s, e):
+            continue
+        try:
+            find_model(m.group("m"))
+            continue
+        except TokcheckError:
+            best = m
+    if best is None or (known is not None and best.start("m") < known.start < head_start):
+        return None
+    if re.search(r"[.;!?。；！？](?:\s|$)", t[best.end("m"):head_start]):
+        return None  # in an earlier sentence
+    return best.group("m").strip(), best.group("m")
+
+
+def _note_unknown_model(name: str, notes: list, unknown: list) -> None:
+    from tokcheck.core.catalog import find_model
+
+    try:
+        find_model(name)
+    except TokcheckError as err:
+        hint = str(err).split("did you mean", 1)[-1].strip(" ?") if "did you mean" in str(err) else ""
+        if not any(u["words"] == name for u in unknown):
+            unknown.append({"kind": "model", "words": name, "suggestions": [x.strip() for x in hint.split(" or ") if x]})
+            notes.append(f"model {name!r} is not in the built-in catalog" + (f" — did you mean {hint}?" if hint else ""))
+
+
+_FAMILY = re.compile(r"(?<![\w.])(Llama|Qwen|Gemma|Mistral|DeepSeek|Phi|Yi|GLM)[\s\-]?(\d+(?:\.\d+)?)(?![\w.]|\s*[bB]\b)", re.I)
+
+
+def _family_and_size(t: str, head) -> "_ModelHit | None":
+    """A family named once ("an article on Llama 3.1") and a size written by the headline ("200+
+    tokens/s for the 405B model"): the model they make together, if the catalog has it."""
+    from tokcheck.core.catalog import find_model
+
+    fams = [m for m in _FAMILY.finditer(t) if m.start() < head.span[0]]
+    size = re.match(r"[^,;.。]{0,20}?(?<![\w.])(\d+(?:\.\d+)?)\s*[bB](?![\w])", t[head.span[1]:])
+    if not fams or size is None:
+        return None
+    fam = fams[-1]
+    try:
+        spec = find_model(f"{fam.group(1)} {fam.group(2)} {size.group(1)}B")
+    except TokcheckError:
+        return None
+    s0 = head.span[1] + size.start(1)
+    return _ModelHit(spec.name, fam.start(), fam.end(), f"{fam.group(0)} … {size.group(1)}B",
+                     note=f"{fam.group(0)!r} with {size.group(1)}B by the figure read as {spec.name}")
+
+
 def _nearest_before(hits: list, start: int, text: str | None = None):
     """The hit nearest before position ``start`` (the headline figure), else the first after it —
     with ``text`` given, only one in the headline's own sentence ("… 2,500 t/s. A commenter says
@@ -523,7 +586,20 @@ def parse_claim(text: str) -> Claim:
     if "gpu" not in f and re.search(r"\(\s*cpu\s*\)|cpu[\s\-]only|only\s+(?:on\s+)?(?:the\s+)?cpu|纯\s*cpu|仅用?\s*cpu|no\s+gpu|without\s+(?:a\s+)?gpu|无\s*gpu|"
                                     r"不用\s*(?:gpu|显卡)|没有\s*(?:gpu|显卡)|cpu\s+inference|cpu\s*推理", t, re.I):
         f["gpu"], src["gpu"] = "CPU", "CPU only"
-    mh = _nearest_before(model_hits, head.span[0])
+    # a draft model's name is not the claim's model ("with a llama3.2 1b q4_0 draft")
+    targets = [h for h in model_hits if not _is_draft(t, h.start, h.end)] or model_hits
+    mh = _nearest_before(targets, head.span[0])
+    um = _unknown_near(t, model_hits, head.span[0], mh)
+    if um is not None:
+        # "LFM2-8B-A1B 在 Q2_K 下最快，达 18.1 TPS；Qwen3-30B-A3B …": the name written for the
+        # headline is its model, though the catalog knows only the other one
+        mh = None
+        f["model"], src["model"] = um
+        _note_unknown_model(um[0], notes, unknown)
+    if mh is None and "model" not in f:
+        fam = _family_and_size(t, head)
+        if fam is not None:
+            mh = fam
     if mh is not None:
         f["model"], src["model"] = mh.name, mh.words
         if mh.version:

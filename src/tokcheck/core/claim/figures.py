@@ -42,7 +42,7 @@ _SEC = r"(?:s|sec|secs|seconds?|秒)(?![a-z/])"
 _NUM_BODY = (rf"(?P<num>{NUMBER})(?:\s*(?:~|-|to|至|到)\s*(?P<num2>{NUMBER}))?"
              rf"(?:\s*(?P<mult>{MULTIPLIER})(?![a-z]))?\s*(?P<post>\+|多|余)?")
 _FIGURE = re.compile(
-    rf"(?<![a-z0-9_./])(?:(?<!\d,)|(?!\d{{3}}(?![\d.])))" + _NUM_BODY
+    rf"(?<![a-z0-9_.])(?:(?<!/)|(?<=\d/))(?:(?<!\d,)|(?!\d{{3}}(?![\d.])))" + _NUM_BODY
     + rf"\s*(?P<gap>(?:(?:{_GAP_WORDS})(?![a-z])\s*){{0,3}})"
     + rf"(?:(?P<tpot>{_MS_PER_TOK})|(?P<stpot>{_S_PER_TOK})|(?P<s1k>{_S_PER_1K})|(?P<tok>{_TOK_UNIT})|(?P<ms>{_MS})|(?P<sec>{_SEC}))",
     re.I,
@@ -96,6 +96,7 @@ _KEYWORD_RX = {kind: [(value, re.compile(rx, re.I)) for value, rx in rules] for 
 # A number of requests in flight stated near a figure.
 _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"(?<![\d.])(?P<n>\d+)\s*(?:concurrent|parallel|simultaneous)\s*(?:requests?|users?|streams?|sequences?|sessions?|clients?)?",
+    r"\b(?:at\s+)?(?P<n>one)\s+concurrent\s+(?:request|user|stream|sequence)",
     r"(?:concurrency|并发(?:数|量)?|并行数|batch[\s_\-]?size|\bbs|max[\s_\-]num[\s_\-]seqs|--parallel|-np)\s*"
     r"(?:of|=|:|为|是|设为|设置为)?\s*(?P<n>\d+)(?![\d.])",
     r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*并发",
@@ -131,6 +132,8 @@ _SHARED_UNIT = re.compile(
     rf"(?<![\d.])(?<!tg\s)(?<!pp\s)(?<!tg)(?<!pp)(?P<num>{NUMBER})"
     rf"(?:(?P<word>\s*(?:pp|tg|prefill|decode|prompt|gen|input|output)\d*)\s*(?:/|\band\b|\bvs\.?|\bversus\b|\bor\b|和|与)"
     rf"|\s*(?:/|\bvs\.?|\bversus\b))\s*", re.I)
+# "decoded at 80.08 and 95.36 tok/s": two readings after a verb share the unit
+_AT_X_AND = re.compile(rf"(?:\bat|\bof|\bbetween|\breached|\breaches|\bgets|\bgot)\s+(?:~|about\s+)?(?P<num>{NUMBER})\s+and\s+(?:~|about\s+)?$", re.I)
 _SPREAD = re.compile(rf"\s*(?:±|\+/-|\+-)\s*(?:{NUMBER})")
 _UNIT_HEADER = re.compile(r"(?<![\d.])(?<![\d.]\s)(?:(?:output|generation|decode)\s+)?(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second)(?![a-z])", re.I)
 _HEADED_NUMBER = re.compile(rf"(?:\bdid|\bdoes|\bgot|\bgets|\breached|\breaches|\bhit|\bhits|\bat|:)\s*(?:~|about\s+)?"
@@ -299,7 +302,18 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
                            words=t[m.start("num"):m.end("num")] + (m.group("word") or ""))
             if m.group("word"):
                 other.why["gap"] = m.group("word").strip()
+            elif re.fullmatch(r"\d[\d.,]*/", m.group(0)) and fig.value > other.value and fig.value <= 2 * other.value \
+                    and not isinstance(fig.value, tuple):
+                # "around 350/370 tokens/s": two close readings of one speed are a range
+                fig.value, fig.span = (other.value, fig.value), (other.span[0], fig.span[1])
+                fig.words = t[fig.span[0]:fig.span[1]]
+                continue
             found.append(other)
+    for fig in list(found):
+        m = _AT_X_AND.search(masked, max(0, fig.span[0] - 40), fig.span[0])
+        if m and not any(f.span[0] <= m.start("num") < f.span[1] for f in found):
+            found.append(Figure(value=to_float(m.group("num")), unit=fig.unit, span=m.span("num"),
+                                words=t[m.start("num"):m.end("num")]))
     for fig in list(found):
         # "分别为 217、83、45 tok/s": a list of numbers before one unit (after 分别, or two commas or more)
         m = _LIST_BEFORE.search(masked, max(0, fig.span[0] - 60), fig.span[0])
@@ -475,7 +489,7 @@ def concurrency_mentions(t: str, exclude: list[tuple[int, int]]) -> list[tuple[i
             s, e = m.span("n")
             if any(a <= s < b for a, b in exclude):
                 continue
-            n = int(m.group("n"))
+            n = 1 if m.group("n").lower() == "one" else int(m.group("n"))
             if _CAPACITY.search(t[max(0, m.start() - 24):m.start()]):
                 continue  # "可开 4 路并发", "suggesting a batch size of 20": advice, not the run's
             if n > 0 and not any(o[1] <= s < o[2] for o in out):
@@ -707,6 +721,10 @@ def choose_headline(figs: list[Figure]) -> Figure | None:
     stressed = [f for f in pool if f.qualifier == "up_to"]
     if stressed and len(stressed) < len(pool):
         pool = stressed
-    if any(f.spec_decoding for f in pool) and any(f.spec_decoding is False for f in pool):
+    changed = any(f.before_change for f in figs)
+    if any(f.spec_decoding for f in pool) and (any(f.spec_decoding is False for f in pool) or (
+            not changed and not all(f.spec_decoding for f in pool))):
+        # "32.49 tok/s with llama-cli, and 55.47 tok/s with a draft": a figure the text says
+        # used speculative decoding, beside others it does not, is the configuration claimed
         pool = [f for f in pool if f.spec_decoding] or pool
     return pool[0]

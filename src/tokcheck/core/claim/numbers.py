@@ -17,7 +17,7 @@ MULTIPLIER = r"(?:thousand|million|billion|mn|百万|千|万|亿|k|m)"
 #: Words before a number that qualify it, and the qualifier they give.
 QUALIFIER_BEFORE = (
     ("up_to", r"up\s+to|upto|as\s+high\s+as|as\s+much\s+as|peaks?\s+(?:of|at)|peak|maximum\s+of|max(?:imum)?|"
-              r"最高(?:可达|达到?)?|最快|高达|峰值(?:达到?)?|可达"),
+              r"最高(?:可达|达到?)?|最快|高达|峰值(?:达到?)?"),
     ("over", r"over|more\s+than|above|exceeding|in\s+excess\s+of|at\s+least|超过|超|大于|突破"),
     ("approx", r"~|about|around|approx(?:imately|\.)?|roughly|nearly|almost|close\s+to|circa|ca\.|"
                r"约|大约|大概|近|接近|差不多"),

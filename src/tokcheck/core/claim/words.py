@@ -240,6 +240,9 @@ def _own_mentions(t: str, mentions: list[Hit]) -> list[Hit]:
         if re.match(r"\s+(?:attention|activations?)\b", t[h[2]:h[2] + 14], re.I):
             continue  # "FP8 attention" is how attention computes, not the weights' format
         out.append(h)
+    drafts = [h for h in out if re.match(r"[\w\s.\-]{0,12}?\bdraft\b", t[h[2]:h[2] + 20], re.I)]
+    if drafts and len(drafts) < len(out):
+        out = [h for h in out if h not in drafts]  # "a 7b q8_0 draft": the draft's file, not the target's
     for f in re.finditer(r"[\w.\-]+\.gguf\b", t, re.I):
         inside = [h for h in out if f.start() <= h[1] < f.end()]
         if len(inside) > 1:
@@ -279,7 +282,8 @@ _ENGINES = (
     ("MLX", r"\bmlx(?:[\s\-_]*(?:lm|vlm))?\b(?![\-_]community)"),
     ("TGI", r"\btgi\b|text[\s\-]generation[\s\-]inference"),
     ("LMDeploy", r"\blmdeploy\b"),
-    ("ExLlamaV2", r"exllamav2|tabbyapi"),
+    ("TabbyAPI", r"tabbyapi"),
+    ("ExLlamaV2", r"exllamav2"),
     ("ExLlamaV3", r"exllamav3"),
     ("ExLlama", r"exllama"),
     ("KTransformers", r"ktransformers"),
@@ -293,7 +297,7 @@ _ENGINES = (
 
 #: The engine an engine is built on, where the judge treats them alike: front ends and forks of
 #: llama.cpp and of MLX run the same kernels (how weights are split, offloaded and quantized).
-ENGINE_FAMILY = {"ExLlama": "ExLlamaV2", "ExLlamaV3": "ExLlamaV2", "koboldcpp": "llama.cpp", "distributed-llama": None, "mlx-swift-lm": "MLX", "rapid-mlx": "MLX",
+ENGINE_FAMILY = {"TabbyAPI": "ExLlamaV2", "ExLlama": "ExLlamaV2", "ExLlamaV3": "ExLlamaV2", "koboldcpp": "llama.cpp", "distributed-llama": None, "mlx-swift-lm": "MLX", "rapid-mlx": "MLX",
                  "MTPLX": "MLX", "vllm-mlx": "MLX", "text-generation-webui": None, "Xinference": None}
 
 
@@ -404,6 +408,7 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             rf"{_N}\s*(?:output|输出)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
             rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:output|generation|generated|decode|decoding)\b",
             rf"{_N}\s*completion\s+tokens?",
+            rf"generat(?:e|es|ing|ed)\s+{_N}\s*(?:new\s+)?tokens?\b",
             rf"(?<!prompt\s)(?<!prompt_)\beval[\s_]count\s*[:=]?\s*{_N}",
             rf"(?<![\d.]){_N}\s+generated\b(?!\s+(?:at|in)\b)",
             rf"\btg\s*(?P<n>\d+)\b(?P<k>)"], t, near, taken=taken_n)
