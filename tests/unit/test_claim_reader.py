@@ -738,3 +738,9 @@ def test_a_change_result_stays_the_headline_beside_a_speculative_step():
     assert c.fields["value"] == 368
     # two readings written with spaces around the slash are two figures
     assert parse_claim("LLaMA 65B with ExLlama on dual 4090 gave 20.25 / 25.00 tps").fields["value"] == 20.25
+
+
+def test_exllamas_first_pass_is_the_prompt():
+    c = parse_claim("ExLlama's benchmark on an RTX 3060 12GB with llama-7b-4bit reported 1423.20 tokens/second on the "
+                    "first inference pass and 36.62 tokens/second when generating 128 tokens")
+    assert c.figures[0].metric == "prefill_tok_s" and c.fields["value"] == 36.62

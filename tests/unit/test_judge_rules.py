@@ -625,3 +625,39 @@ def test_an_end_to_end_latency_beside_the_headline_is_checked_against_one_stream
     ok = analyze_claim(parse_claim("Qwen3-32B (FP16) on one A100-SXM4-80GB with vLLM, batch_size=8: peak throughput "
                                    "192 tokens/sec; 1K output tokens take a latency of 40s"))
     assert ok.verdict == "plausible"
+
+
+def test_k_quants_with_wider_edge_tensors_are_bounded_at_their_base_type():
+    """Unsloth's "Q2_K_XL" (also without its UD- prefix) is bounded at Q2_K (84 bytes per 256
+    weights = 2.625 bits, ggml-common.h); bartowski's "Q4_K_L" is Q4_K_M with Q8_0 embedding and
+    output, bounded at Q4_K_M; "Q6_K_L" at Q6_K."""
+    from tokcheck.core.precision import canonical_precision
+    assert canonical_precision("Q2_K_XL") == "Q2_K"
+    assert canonical_precision("Q4_K_L") == "Q4_K_M"
+    assert canonical_precision("Q6_K_L") == "Q6_K"
+    assert canonical_precision("Q3_K_L") == "Q3_K_L"  # a llama.cpp type of its own
+    a = analyze_claim(parse_claim("单卡 4090 配 256G DDR5 内存，用 ktransformers 跑 DeepSeek-R1 的 Q2_K_XL 量化，能到 12.7t/s"))
+    assert a.bound["precision_reading"] != "released"
+
+
+def test_a_model_that_ships_mtp_layers_is_not_impossible_above_the_bound_when_mtp_is_not_mentioned():
+    """Qwen3.5-27B ships one multi-token-prediction layer (config.json: mtp_num_hidden_layers 1).
+    At 5.0 bpw its ~17 GB of weights on one RTX 4090 (1.008 TB/s) bound one stream at about
+    1008 / 17.3 ≈ 58 tok/s; 80 tok/s for one request is ~1.4× that: impossible without
+    speculation, but within what the model's own MTP head reaches (≤ 4 accepted tokens) →
+    needs_explanation, not implausible. Llama 3.1 8B ships none, so the same excess there stays
+    implausible."""
+    a = analyze_claim(parse_claim("Qwen3.5-27B at 5.0bpw on one RTX 4090 decoded at 80 tok/s for a single request"))
+    assert a.verdict == "needs_explanation"
+    assert any("multi-token-prediction" in e for e in a.explanations)
+    b = analyze_claim(parse_claim("Llama 3.1 8B in BF16 on one RTX 4090 decoded at 90 tok/s for a single request"))
+    assert b.verdict == "implausible"
+
+
+def test_a_figure_no_single_request_reaches_is_read_as_a_total_without_a_serving_word():
+    """gpt-oss-120b on a GB200 NVL72: 1.5 million tok/s is far above any single stream (5,000
+    tok/s is above every published single-request decode), so it is read as the rack's total and
+    judged against the aggregate bound, where it fits → plausible."""
+    a = analyze_claim(parse_claim("NVIDIA says its Blackwell optimizations for gpt-oss-120b deliver up to 1.5 million "
+                                  "tokens per second on a GB200 NVL72 system"))
+    assert a.verdict == "plausible"

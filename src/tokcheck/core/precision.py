@@ -263,6 +263,8 @@ _BPW = re.compile(r"^(?P<b>\d+(?:\.\d+)?)\s*(?:bpw|bits?(?:\s*per\s*weight)?|-?b
 _INT_GROUP = re.compile(r"^int(?P<b>[2-8])[\s_\-]*g(?:roup)?[\s_\-]*(?P<g>\d+)$", re.I)
 # Unsloth's dynamic GGUF names: "UD-" + a base llama.cpp type + an optional size suffix (_XL).
 _UNSLOTH = re.compile(r"^ud[\s_\-]*(?P<base>.+?)(?:[\s_\-]*(?:xxl|xl))?$", re.I)
+# A K-quant with wider edge tensors: "Q2_K_XL", "Q4_K_L".
+_WIDE_EDGES = re.compile(r"^(?P<base>q[2-8][\s_\-]*k)[\s_\-]*(?P<suf>xl|l)$", re.I)
 # ik_llama.cpp's row-interleaved repacks ("IQ1_S_R4", "Q4_K_R4"): the base type's bytes.
 _REPACKED = re.compile(r"^(?P<base>.+?)[\s_\-]*r(?:4|8|16)$", re.I)
 # Bare GGUF widths seen in claims that name only one llama.cpp type ("llama3 8b Q6").
@@ -296,6 +298,15 @@ def gguf_base(text: object) -> tuple[str, str] | None:
         base = _KEYS[_key(m.group("base"))]
         return base, (f"{s} is an Unsloth dynamic quant: bounded at its base type {base} "
                       f"({PRECISIONS[base].bits_per_param:.3g} bits per weight); its few wider tensors add a little")
+    m = _WIDE_EDGES.match(s)
+    if m and _key(s) not in _KEYS:
+        # "Q2_K_XL" (Unsloth without its UD- prefix), bartowski's "Q4_K_L" (Q4_K_M with the
+        # embedding and output at Q8_0): bounded at the base type, the wider edge tensors add a little
+        base = (_KEYS.get(_key(m.group("base") + "_M")) if m.group("suf").lower() == "l" else None) \
+            or _KEYS.get(_key(m.group("base")))
+        if base:
+            return base, (f"{s} keeps a few tensors wider than {base}: bounded at {base} "
+                          f"({PRECISIONS[base].bits_per_param:.3g} bits per weight)")
     m = _REPACKED.match(s)
     if m and _KEYS.get(_key(m.group("base"))) and _key(s) not in _KEYS:
         base = _KEYS[_key(m.group("base"))]

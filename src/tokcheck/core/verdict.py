@@ -56,6 +56,7 @@ from dataclasses import asdict, dataclass, field, replace
 from tokcheck.core.architecture import ModelSpec, active_params, total_params
 from tokcheck.core.catalog import GIB, GpuSpec, find_gpu, find_model, gpu_from_bandwidth, gpus
 from tokcheck.core.claim import Claim
+from tokcheck.core.claim.figures import SINGLE_REQUEST_CEILING_TOK_S
 from tokcheck.core.claim.words import engine_family
 from tokcheck.core.hostmem import HostMemory, find_host_memory
 from tokcheck.core.readings import (
@@ -497,7 +498,9 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
     elif spec is None and ratio > MAX_PLAUSIBLE_ACCEPTED_LENGTH:
         text.append(f"speculative decoding alone would need a mean accepted length of ≥ {ratio:.2f} tokens per step, "
                     "beyond the ~2–4 that published methods reach")
-    serving = bool(_SERVING_CONTEXT.search(claim.text or "")) or bool(claim.fields.get("concurrency"))
+    # a figure above every published single-request decode is a total however it is worded
+    serving = bool(_SERVING_CONTEXT.search(claim.text or "")) or bool(claim.fields.get("concurrency")) \
+        or value >= SINGLE_REQUEST_CEILING_TOK_S
     if scope is None and not single and agg_max:
         h_agg = agg_max["hard_tok_s"]
         if value <= h_agg * EVIDENCE_MBU:
@@ -536,6 +539,11 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
                 possible.append(f"on {n}× {gpu.name} with tensor parallel the hard bound is {sig3(nb.hard_tok_s)} tok/s "
                                 "(the GPU count is not stated)")
                 break
+    if single and spec is None and getattr(m, "mtp_layers", 0) and ratio <= MAX_PLAUSIBLE_ACCEPTED_LENGTH:
+        # the model ships its own draft (config.json's MTP layers): engines run it with one flag
+        text.append(f"{m.name} ships {m.mtp_layers} multi-token-prediction layer(s) of its own: MTP, not mentioned, "
+                    f"would need a mean accepted length of ≥ {ratio:.2f} tokens per step (published methods reach ~2–4)")
+        return _Judgement("needs_explanation", text, u, "single", bounds)
     if single and spec is not True and r.stated:
         text.append("one request, a pinned precision and no speculative decoding stated: nothing accounts for it — "
                     "physically impossible on this hardware")
