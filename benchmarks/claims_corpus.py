@@ -60,6 +60,9 @@ def _precision(p) -> str | None:
     if p is None:
         return None
     p = str(p).upper()
+    bits = re.fullmatch(r"([2-8])[\s\-]?BITS?", p)  # "3-bit" is INT3, as the conventions say of "4-bit"
+    if bits:
+        return f"INT{bits.group(1)}"
     return {"W4A16": "INT4", "AWQ": "INT4", "GPTQ": "INT4", "4BIT": "INT4", "W8A8": "INT8", "F16": "FP16"}.get(p, p)
 
 
@@ -82,8 +85,10 @@ def same(field: str, expert, got) -> bool:
         return _precision(expert) == _precision(got)
     if field in ("value", "gpu_count", "concurrency", "input_tokens", "output_tokens"):
         return _num_eq(expert, got)
-    if field == "engine":  # vllm-ascend is vLLM with its Ascend plugin: the engine is vLLM
-        return _norm(expert).replace("vllmascend", "vllm") == _norm(got).replace("vllmascend", "vllm")
+    if field == "engine":
+        # vllm-ascend is vLLM with its Ascend plugin, mlx-lm is MLX's LLM runner: the same engine
+        same_as = {"vllmascend": "vllm", "mlxlm": "mlx"}
+        return same_as.get(_norm(expert), _norm(expert)) == same_as.get(_norm(got), _norm(got))
     return _norm(expert) == _norm(got)
 
 

@@ -744,3 +744,21 @@ def test_exllamas_first_pass_is_the_prompt():
     c = parse_claim("ExLlama's benchmark on an RTX 3060 12GB with llama-7b-4bit reported 1423.20 tokens/second on the "
                     "first inference pass and 36.62 tokens/second when generating 128 tokens")
     assert c.figures[0].metric == "prefill_tok_s" and c.fields["value"] == 36.62
+
+
+def test_n_tokens_in_seconds_a_variant_written_after_the_name_and_q40_files():
+    c = parse_claim("A LLaMA 65B model on a single 3090 produced 40 tokens in 29.10 seconds (1.37 tokens/s)")
+    assert c.fields["output_tokens"] == 40
+    c = parse_claim("部署 DeepSeek 时，NVIDIA A100 的 40GB 版本在 FP16 精度下可实现约 200 Tokens/s 的推理速度")
+    assert c.fields["gpu"] == "A100 40GB" and c.fields["gpu_memory_gb"] == 40
+    c = parse_claim("distributed-llama on an RTX 3090: llama3_1_8b_instruct_q40 predicted at 45.33 tokens/s")
+    assert c.fields["precision"] == "Q4_0"
+    c = parse_claim("On 2x RTX 5090 vLLM ran Qwen3.6-35B-A3B INT4 at 252.0 decode TPS, and prefill reached 20,879 tok/s "
+                    "on a ~10K prompt")
+    assert "input_tokens" not in c.fields
+
+
+def test_python_bindings_and_engines_named_by_their_kernel():
+    c = parse_claim("After moving to llama-cpp-python 0.1.74, LLaMA 65B on a 3090 gave 1.37 tokens/s")
+    assert (c.fields["engine"], c.fields["engine_version"]) == ("llama-cpp-python", "0.1.74")
+    assert parse_claim("internlm-chat-7b under TurboMind on an A100: 70.98 token/s").fields["engine"] == "LMDeploy"

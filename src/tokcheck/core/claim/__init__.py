@@ -486,6 +486,16 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
                                  t[o.end:o.end + 20], re.I) for o in own if o.name == h.name):
         foot["_singular"] = (1, h.start, h.end)  # one GPU, unless a count is written elsewhere
     mem = gpu_memory_near(t, h)
+    variant = re.match(r"\s*(?:的)?\s*(?P<gb>\d{2,3})\s*(?:gb|g)\s*(?:版本?|version|variant|model)", t[h.end:h.end + 20], re.I)
+    if variant and not mem:
+        # "A100 的 40GB 版本": the memory variant written after the name
+        mem = (float(variant.group("gb")), h.end, h.end + variant.end())
+        from tokcheck.core.catalog import find_gpu
+        try:
+            g = find_gpu(f"{t[h.start:h.end]} {variant.group('gb')}GB")
+            f["gpu"], src["gpu"] = g.name, t[h.start:h.end + variant.end()]
+        except TokcheckError:
+            pass
     if mem:
         f["gpu_memory_gb"], src["gpu_memory_gb"] = mem[0], t[h.start:mem[2]]
     if "gpu_count" not in f:  # the same GPU named again with its count ("Two RTX 3090s (3090 24GB * 2)")
@@ -678,7 +688,7 @@ def parse_claim(text: str) -> Claim:
         # prompt written with the output length ("for a 1479-token prompt and 2023 completion
         # tokens") is the whole run's
         for fig in figs:
-            m = re.match(r"\s*(?:end[\s\-]to[\s\-]end\s+)?(?:for|after|with|on)\s+(?:a|an|the)\s+[\d,]+[\s\-]tokens?\s+"
+            m = re.match(r"\s*(?:end[\s\-]to[\s\-]end\s+)?(?:for|after|with|on)\s+(?:a|an|the)\s+~?[\d,.]+\s*k?(?:[\s\-]tokens?)?\s+"
                          r"(?:prompt|prefill|input|context)(?!\s*(?:and|,)\s*[\d,]+\s*(?:completion|output|generated|new)?\s*tokens)",
                          t[fig.span[1]:], re.I)
             if m and not fig.headline:

@@ -172,6 +172,11 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
             mentions.append(hit)
             if hit[0] != "INT4":
                 gguf.append(hit)
+    for m in re.finditer(r"(?<=[a-z0-9][_\-])q([48])0(?![\w])", t, re.I):
+        # distributed-llama's file names: "llama3_1_8b_instruct_q40" is Q4_0
+        if not any(h[1] <= m.start() < h[2] for h in mentions):
+            mentions.append((f"Q{m.group(1)}_0", m.start(), m.end()))
+            gguf.append(mentions[-1])
     for m in re.finditer(r"(?<![\w.])(\d(?:\.\d+)?)\s*bpw\b", t, re.I):
         mentions.append((f"{m.group(1)}bpw", m.start(), m.end()))
     for name, rx in _PRECISION_WORDS:
@@ -276,12 +281,13 @@ _ENGINES = (
     ("distributed-llama", r"\bdistributed[\-_]llama\b"),
     ("vLLM", r"\bvllm\b"),
     ("SGLang", r"\bsglang\b"),
-    ("llama.cpp", r"llama[\s\.\-_]*cpp|llama-(?:server|bench|batched-bench|cli)\b"),
+    ("llama-cpp-python", r"llama[\-_]cpp[\-_]python"),
+    ("llama.cpp", r"llama[\s\.\-_]*cpp|llama-(?:server|bench|batched-bench|cli|speculative)\b"),
     ("Ollama", r"\bollama\b"),
     ("LM Studio", r"lm[\s\-]*studio"),
     ("MLX", r"\bmlx(?:[\s\-_]*(?:lm|vlm))?\b(?![\-_]community)"),
     ("TGI", r"\btgi\b|text[\s\-]generation[\s\-]inference"),
-    ("LMDeploy", r"\blmdeploy\b"),
+    ("LMDeploy", r"\blmdeploy\b|\bturbomind\b"),
     ("TabbyAPI", r"tabbyapi"),
     ("ExLlamaV2", r"exllamav2"),
     ("ExLlamaV3", r"exllamav3"),
@@ -297,7 +303,7 @@ _ENGINES = (
 
 #: The engine an engine is built on, where the judge treats them alike: front ends and forks of
 #: llama.cpp and of MLX run the same kernels (how weights are split, offloaded and quantized).
-ENGINE_FAMILY = {"TabbyAPI": "ExLlamaV2", "ExLlama": "ExLlamaV2", "ExLlamaV3": "ExLlamaV2", "koboldcpp": "llama.cpp", "distributed-llama": None, "mlx-swift-lm": "MLX", "rapid-mlx": "MLX",
+ENGINE_FAMILY = {"llama-cpp-python": "llama.cpp", "TabbyAPI": "ExLlamaV2", "ExLlama": "ExLlamaV2", "ExLlamaV3": "ExLlamaV2", "koboldcpp": "llama.cpp", "distributed-llama": None, "mlx-swift-lm": "MLX", "rapid-mlx": "MLX",
                  "MTPLX": "MLX", "vllm-mlx": "MLX", "text-generation-webui": None, "Xinference": None}
 
 
@@ -408,6 +414,7 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             rf"{_N}\s*(?:output|输出)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
             rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:output|generation|generated|decode|decoding)\b",
             rf"{_N}\s*completion\s+tokens?",
+            rf"{_N}\s*tokens?\s+in\s+\d+(?:\.\d+)?\s*(?:s|sec|secs|seconds?|秒)\b",
             rf"generat(?:e|es|ing|ed)\s+{_N}\s*(?:new\s+)?tokens?\b",
             rf"(?<!prompt\s)(?<!prompt_)\beval[\s_]count\s*[:=]?\s*{_N}",
             rf"(?<![\d.]){_N}\s+generated\b(?!\s+(?:at|in)\b)",
