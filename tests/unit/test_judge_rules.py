@@ -661,3 +661,15 @@ def test_a_figure_no_single_request_reaches_is_read_as_a_total_without_a_serving
     a = analyze_claim(parse_claim("NVIDIA says its Blackwell optimizations for gpt-oss-120b deliver up to 1.5 million "
                                   "tokens per second on a GB200 NVL72 system"))
     assert a.verdict == "plausible"
+
+
+def test_a_named_xeon_gives_the_host_memory_and_a_target_is_not_checked_for_consistency():
+    """Xeon Gold 6133 (Intel ARK: 6 channels of DDR4-2666): 6 × 8 B × 2666 MT/s = 128.0 GB/s,
+    not the 12-channel DDR5 platform a reply advises moving to; and "想优化到 15s/token" is a
+    target, so it cannot contradict the measured 4.5 tok/s."""
+    from tokcheck.core.hostmem import find_host_memory
+    text = ("有用户用 KTransformers 在 Xeon Gold 6133、502Gi 内存和一张 RTX 4090 上部署 deepseek-R1/Q4_K_M，eval rate 为 "
+            "4.5tokens/s，想优化到 15s/token；回复认为需要换支持 DDR5、12 通道内存的平台")
+    assert round(find_host_memory(text).bandwidth_bytes_per_s / 1e9, 1) == 128.0
+    a = analyze_claim(parse_claim(text))
+    assert not any("contradicts" in e for e in a.explanations)

@@ -656,7 +656,7 @@ def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], di
     out: list[dict] = []
     hints: dict = {}
     figs = claim.figures
-    tpots = [f for f in figs if f.unit in ("ms/tok", "s/tok", "s/1k tok") and not f.headline]
+    tpots = [f for f in figs if f.unit in ("ms/tok", "s/tok", "s/1k tok") and not f.headline and not f.condition]
     if head is not None and head.unit == "tok/s" and rate and tpots:
         t = tpots[0]
         per = _rate_of(t.value, t.unit, {})
