@@ -21,7 +21,7 @@ CORPUS = ROOT / "tests" / "data" / "claims" / "corpus.jsonl"
 FLOORS = {
     "model": (98, 98), "gpu": (98, 98), "gpu_count": (96, 97), "value": (98, 98), "metric": (98, 97),
     "scope": (97, 97), "concurrency": (100, 100), "precision": (98, 99), "engine": (99, 97),
-    "input_tokens": (100, 96), "output_tokens": (96, 100),
+    "input_tokens": (100, 100), "output_tokens": (96, 100),
 }
 TARGET_RECALL, TARGET_PRECISION = 95, 97
 
@@ -64,10 +64,11 @@ def test_verdicts_agree_with_the_expert_and_never_contradict(result):
 
 
 def test_figures_found_hold_their_floor(result):
-    assert result["figures"]["found"] >= 364, result["figures"]
+    assert result["figures"]["found"] >= 386, result["figures"]
 
 
-@pytest.mark.parametrize("name", ["heldout.jsonl", "heldout2.jsonl"])
+@pytest.mark.parametrize("name", ["heldout.jsonl", "heldout2.jsonl", "heldout3.jsonl", "heldout4.jsonl",
+                                  "heldout5.jsonl"])
 def test_the_sets_kept_aside_are_well_formed_and_new(name):
     """The sets kept aside are read by the same benchmark, so each line must be a complete answer
     (one headline figure, matching the fields' value and unit), and none may repeat a corpus
@@ -77,6 +78,10 @@ def test_the_sets_kept_aside_are_well_formed_and_new(name):
 
     corpus = [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
     seen = {(d["source"], json.dumps(d["fields"]["value"])) for d in corpus}
+    for other in sorted((ROOT / "benchmarks" / "claims").glob("heldout*.jsonl")):
+        if other.name < name:  # nor a claim of a set kept aside before it
+            seen |= {(d["source"], json.dumps(d["fields"]["value"]))
+                     for d in (json.loads(x) for x in other.read_text().splitlines() if x.strip())}
     lines = [json.loads(line) for line in (ROOT / "benchmarks" / "claims" / name).read_text().splitlines()
              if line.strip()]
     assert lines and len({d["id"] for d in lines}) == len(lines)
