@@ -762,3 +762,11 @@ def test_python_bindings_and_engines_named_by_their_kernel():
     c = parse_claim("After moving to llama-cpp-python 0.1.74, LLaMA 65B on a 3090 gave 1.37 tokens/s")
     assert (c.fields["engine"], c.fields["engine_version"]) == ("llama-cpp-python", "0.1.74")
     assert parse_claim("internlm-chat-7b under TurboMind on an A100: 70.98 token/s").fields["engine"] == "LMDeploy"
+
+
+def test_time_spent_and_inference_time_are_latencies():
+    c = parse_claim("有人用 4090 跑 ChatGLM-6B 解一道数学题：76 token 的提示，ChatGLM-6B 花了 20s 输出 578 token")
+    assert (c.fields["value"], c.fields["unit"], c.fields["metric"]) == (20, "s", "e2e_latency")
+    assert c.fields["output_tokens"] == 578
+    c = parse_claim("在 RTX 4090 上用 transformers 以 float16 加载 Mixtral-8x7B，生成 50 个新 token 的推理时间为 12.4s")
+    assert (c.fields["value"], c.fields["metric"], c.fields["output_tokens"]) == (12.4, "e2e_latency", 50)

@@ -64,6 +64,7 @@ from tokcheck.core.readings import (
     _BENCH_SERVING,
     _SERVING_CONTEXT,
     LOCAL_ENGINES,
+    STAND_IN_TOLERANCE,
     Reading,
     Setup,
     Words,
@@ -1055,6 +1056,22 @@ def _size_of_figure(fig, sizes: list[tuple[int, float]], text: str) -> float:
     return min(sizes, key=lambda s: abs(s[0] - fig.span[0]))[1]
 
 
+def _weights_of_size(billions: float, claim: Claim) -> WeightsOnly | None:
+    """A model known only by its size: ``billions`` × 10⁹ parameters at the stated precision, or
+    at 16 bits (2 bytes per parameter) when none is stated, as the weight bytes read per token."""
+    from tokcheck.core.precision import canonical_precision, precision_info
+
+    stated = claim.fields.get("precision")
+    try:
+        name = canonical_precision(stated) if stated and stated != "full" else "BF16"
+        bpp = precision_info(name).bytes_per_param
+    except TokcheckError:
+        name, bpp = "BF16", 2.0
+    if not billions or billions <= 0:
+        return None
+    return WeightsOnly(weights_bytes=billions * 1e9 * bpp, name=f"{fmt(billions)}B parameters × {bpp:g} bytes ({name})")
+
+
 def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAnalysis | None:
     """No catalog model, but the text names a size ("a 70B model", "7b", "'Qwen3.5 9B'"): each
     figure is judged with the catalog's dense model nearest its size (the size named nearest the
@@ -1071,7 +1088,7 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
     text = claim.text or ""
     for fig in claim.figures:
         size = _size_of_figure(fig, sizes, text)
-        stand = dense_stand_in(size, unknown_model)
+        stand = dense_stand_in(size, unknown_model) or _weights_of_size(size, claim)
         if stand is None:
             continue
         figs = [replace(x, headline=x is fig) for x in claim.figures]
@@ -1099,8 +1116,13 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
     kin = model_family(unknown_model or "")
     word = re.search(r"[A-Za-z]+", head[2].name)
     which = f"dense {word.group(0)} model" if kin and word and model_family(head[2].name) == kin else "dense model"
-    result.notes.insert(0, f"model: {what}; the {fmt(head[1])}B model is judged as {head[2].name} (the catalog's "
-                           f"{which} nearest that size)")
+    if isinstance(head[2], WeightsOnly):
+        result.notes.insert(0, f"model: {what}, and no catalog model is within {STAND_IN_TOLERANCE:.0%} of "
+                               f"{fmt(head[1])}B: judged by its weights alone, {head[2].name} = "
+                               f"{fmt_bytes(head[2].weights_bytes)} read per token (no KV cache, no fit check)")
+    else:
+        result.notes.insert(0, f"model: {what}; the {fmt(head[1])}B model is judged as {head[2].name} (the catalog's "
+                               f"{which} nearest that size)")
     result.stand_in = [{"figure": fmt(j[0].high), "unit": j[0].unit, "size_b": j[1], "model": j[2].name,
                         "verdict": j[3].verdict} for j in judged]
     if worst is not head and _SEVERITY.get(worst[3].verdict, -1) > _SEVERITY.get(result.verdict, -1):

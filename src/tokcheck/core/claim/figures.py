@@ -57,7 +57,8 @@ _FIGURE_CN = re.compile(
 _LATENCY_WORDS = re.compile(
     r"ttft|time[\s\-]to[\s\-]first[\s\-](?:token|byte)|first[\s\-]token|首\s*(?:个\s*)?(?:token|字|词|包)|"
     r"latency|延迟|时延|响应时间|tpot|\bitl\b|inter[\s\-]token|time\s+per\s+(?:output\s+)?token|per\s+token|"
-    r"每\s*个?\s*token|takes?|took|需要|要|耗时|用时|prefill\w*|预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", re.I)
+    r"每\s*个?\s*token|takes?|took|需要|要|耗时|用时|花了|花费|用了|(?:推理|生成|响应)时间|prefill\w*|预填充|"
+    r"process(?:es|ing)?\s+(?:the\s+)?prompts?", re.I)
 
 _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "metric": (
@@ -550,7 +551,8 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
                         else "ttft" if re.search(r"ttft|first|首", around, re.I)
                         else "ttft" if re.search(r"prefill\w*|预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", around, re.I)
                         else "e2e_latency" if re.search(r"e2e|end[\s\-]to[\s\-]end|整句|总时延|整体时延|request\s+latency|完整响应|"
-                                                        r"takes?|took|需要|要|耗时|用时|\blatency|延迟|时延", around, re.I)
+                                                        r"takes?|took|需要|要|耗时|用时|花了|花费|用了|(?:推理|生成|响应)时间|"
+                                                        r"\blatency|延迟|时延", around, re.I)
                         else None)
             if f.metric == "tpot":  # a time per output token is kept in ms per token
                 scale = 1000 if f.unit == "s" else 1
