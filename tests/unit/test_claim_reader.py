@@ -770,3 +770,21 @@ def test_time_spent_and_inference_time_are_latencies():
     assert c.fields["output_tokens"] == 578
     c = parse_claim("在 RTX 4090 上用 transformers 以 float16 加载 Mixtral-8x7B，生成 50 个新 token 的推理时间为 12.4s")
     assert (c.fields["value"], c.fields["metric"], c.fields["output_tokens"]) == (12.4, "e2e_latency", 50)
+
+
+def test_a_full_gguf_type_beats_a_bare_width_and_six_bit_is_six_bits():
+    c = parse_claim("Qwen3.8-27B as an Unsloth UD-Q4_K_XL GGUF on 1x RTX 3090 with Q4 MTP averaged 40.7 decode tok/s")
+    assert c.fields["precision"].upper() == "UD-Q4_K_XL"
+    c = parse_claim("mlx_lm.generate on an M4 Max ran mlx-community/Qwen2.5-72B-Instruct-6bit at 7.919 tokens-per-sec")
+    assert c.fields["precision"] == "6bpw"
+
+
+def test_output_for_n_tokens_cpus_of_a_system_and_alternative_gpus():
+    c = parse_claim("BLOOMChat-176B on 4 A100 80G GPUs with int8 took about 160seconds for 500 tokens")
+    assert c.fields["output_tokens"] == 500
+    c = parse_claim("llama.cpp on the CPUs of a dual Epyc 9175F system with DDR5 6400: Llama 3.1 70B f16 at 4.31 t/s")
+    assert c.fields["gpu"] == "CPU"
+    c = parse_claim("Ollama ran DeepSeek R1 671B on an AmpereOne A192-32X CPU at 4.18 tokens/sec")
+    assert c.fields["gpu"] == "CPU"
+    c = parse_claim("A guide says a 16 GB RTX 4080 or RTX 5080 runs Devstral Small 24B Q4_K_M at 110-140 tok/sec")
+    assert (c.fields["gpu"], c.fields["gpu_count"]) == ("RTX 5080", 1)  # the one nearest the figure

@@ -467,6 +467,11 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
     h = _nearest_before(own, head_start, t) if own else None
     if h is None:
         return
+    # "a 16 GB RTX 4080 or RTX 5080": alternatives; the one named nearest the figure is taken, and
+    # the others neither add up nor stop a singular from counting one
+    i = own.index(h)
+    alternatives = [own[i - 1]] if i > 0 and re.fullmatch(r"\s*(?:or|/|或|或者)\s*", t[own[i - 1].end:h.start], re.I) else []
+    own = [o for o in own if o not in alternatives]
     f["gpu"], src["gpu"] = h.name, t[h.start:h.end]
     variant = re.match(r"\s*\(\s*(pci[\s\-]?e|sxm\d?|nvl)\s*\)", t[h.end:h.end + 12], re.I)
     if variant:  # "four H100 (PCI-E) cards": the form factor written after the name
@@ -591,9 +596,10 @@ def parse_claim(text: str) -> Claim:
     head = choose_headline(figs)
     head.headline = True
     _choose_gpu(t, sys_hits, gpu_own, systems(), head.span[0], f, src, foot, notes)
-    if "gpu" not in f and unknown_gpu:
-        f["gpu"], src["gpu"] = unknown_gpu[0], unknown_gpu[0]
-    if "gpu" not in f and re.search(r"\(\s*cpu\s*\)|cpu[\s\-]only|only\s+(?:on\s+)?(?:the\s+)?cpu|纯\s*cpu|仅用?\s*cpu|no\s+gpu|without\s+(?:a\s+)?gpu|无\s*gpu|"
+    if "gpu" not in f and unknown_gpu and not re.search(re.escape(unknown_gpu[0]) + r"[\w\-]*\s+cpus?\b", t, re.I):
+        f["gpu"], src["gpu"] = unknown_gpu[0], unknown_gpu[0]  # "an AmpereOne A192-32X CPU" names a CPU
+    if "gpu" not in f and re.search(r"\b(?:on|using)\s+(?:the\s+)?cpus\s+of\b|\b(?:on|using)\s+an?\s+[\w\-]+(?:\s+[\w\-]+){0,3}\s+cpu\b(?!\s*(?:and|\+|with|plus))|"
+                                    r"\(\s*cpu\s*\)|cpu[\s\-]only|only\s+(?:on\s+)?(?:the\s+)?cpu|纯\s*cpu|仅用?\s*cpu|no\s+gpu|without\s+(?:a\s+)?gpu|无\s*gpu|"
                                     r"不用\s*(?:gpu|显卡)|没有\s*(?:gpu|显卡)|cpu\s+inference|cpu\s*推理", t, re.I):
         f["gpu"], src["gpu"] = "CPU", "CPU only"
     # a draft model's name is not the claim's model ("with a llama3.2 1b q4_0 draft")

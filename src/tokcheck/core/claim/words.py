@@ -27,6 +27,8 @@ _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("FP8", r"\bfp8\b|\bfloat8\b|\be4m3\b|\bw8a8[\s\-_]?fp8\b|\bfp8[\s\-_]?dynamic\b"),
     ("INT8", r"\bint8\b|\bw8a8\b|\bw8a16\b|\b8[\s\-]?bits?\b|\bbnb[\s\-_]?8bit|\bllm\.int8"),
     ("INT4", r"\bint4\b|\bw4a16\b|\bw4a8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位(?:元|比特)?量化|4\s*比特"),
+    ("6bpw", r"\b6[\s\-]?bits?\b"),
+    ("5bpw", r"\b5[\s\-]?bits?\b"),
     ("INT3", r"\b3[\s\-]?bits?\b"),
     ("INT2", r"\b2[\s\-]?bits?\b"),
     ("BF16", r"\bbf16\b|\bbfloat16\b|\b16[\s\-]?bit\s+weights"),
@@ -239,12 +241,18 @@ def _own_mentions(t: str, mentions: list[Hit]) -> list[Hit]:
         word = t[h[1]:h[2]].lower()
         if word in ("gptq", "awq") and any(o[0] in _WIDTH and 0 <= o[1] - h[2] <= 3 for o in mentions):
             continue
+        if word in ("gptq", "awq") and re.search(r"(?:auto[\-_]?|llm[\-_])$", t[max(0, h[1] - 5):h[1]], re.I):
+            continue  # "auto-gptq 0.6.0", "llm-awq": a package's name, not the weights' format
         if h[0] in _WIDTH and re.search(r"\(\s*$", t[max(0, h[1] - 3):h[1]]) \
                 and any(o[0] not in _WIDTH and o[0] not in ("full",) and 0 <= h[1] - o[2] <= 3 for o in mentions):
             continue  # "q4km (int4)": the bracket explains the GGUF type before it
         if re.match(r"\s+(?:attention|activations?)\b", t[h[2]:h[2] + 14], re.I):
             continue  # "FP8 attention" is how attention computes, not the weights' format
         out.append(h)
+    typed = [h for h in out if h[0] not in _WIDTH and h[0] != "full" and re.match(r"(?:ud-)?i?q\d_", t[h[1]:h[2]], re.I)]
+    if typed:
+        # "UD-Q4_K_XL GGUF … with Q4 MTP": a full GGUF type says more than a bare width
+        out = [h for h in out if not (h[0] in _WIDTH and re.fullmatch(r"q\d", t[h[1]:h[2]], re.I))]
     drafts = [h for h in out if re.match(r"[\w\s.\-]{0,12}?\bdraft\b", t[h[2]:h[2] + 20], re.I)]
     if drafts and len(drafts) < len(out):
         out = [h for h in out if h not in drafts]  # "a 7b q8_0 draft": the draft's file, not the target's
@@ -414,6 +422,7 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             rf"{_N}\s*(?:output|输出)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
             rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:output|generation|generated|decode|decoding)\b",
             rf"{_N}\s*completion\s+tokens?",
+            rf"\bfor\s+{_N}\s*(?:output\s+|new\s+|generated\s+)?tokens?\b(?!\s*(?:of\s+)?(?:prompt|input|context))",
             rf"{_N}\s*tokens?\s+in\s+\d+(?:\.\d+)?\s*(?:s|sec|secs|seconds?|秒)\b",
             rf"generat(?:e|es|ing|ed)\s+{_N}\s*(?:new\s+)?tokens?\b",
             rf"(?<!prompt\s)(?<!prompt_)\beval[\s_]count\s*[:=]?\s*{_N}",
