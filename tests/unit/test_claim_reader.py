@@ -788,3 +788,11 @@ def test_output_for_n_tokens_cpus_of_a_system_and_alternative_gpus():
     assert c.fields["gpu"] == "CPU"
     c = parse_claim("A guide says a 16 GB RTX 4080 or RTX 5080 runs Devstral Small 24B Q4_K_M at 110-140 tok/sec")
     assert (c.fields["gpu"], c.fields["gpu_count"]) == ("RTX 5080", 1)  # the one nearest the figure
+
+
+def test_one_token_every_n_ms_and_reads_per_second():
+    c = parse_claim("On an H100 a 70B model produces one token every 30-50ms, because each pass reloads the weights")
+    assert (c.fields["value"], c.fields["unit"], c.fields["metric"]) == ([30, 50], "ms/tok", "tpot")
+    c = parse_claim("At batch size 1 an H100 can read a 70 GB model approximately 48 times per second, the ceiling on "
+                    "token generation speed")
+    assert (c.fields["value"], c.fields["unit"]) == (48, "tok/s")

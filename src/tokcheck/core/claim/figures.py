@@ -140,6 +140,9 @@ _SPREAD = re.compile(rf"\s*(?:±|\+/-|\+-)\s*(?:{NUMBER})")
 _UNIT_HEADER = re.compile(r"(?<![\d.])(?<![\d.]\s)(?:(?:output|generation|decode)\s+)?(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second)(?![a-z])", re.I)
 _HEADED_NUMBER = re.compile(rf"(?:\bdid|\bdoes|\bgot|\bgets|\breached|\breaches|\bhit|\bhits|\bat|:)\s*(?:~|about\s+)?"
                             rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
+_EVERY = re.compile(rf"(?:\bone|\ba|\b1)\s+(?:new\s+|output\s+)?token\s+every\s+(?:~|about\s+)?(?P<num>{NUMBER})"
+                    rf"(?:\s*(?:-|~|to)\s*(?P<num2>{NUMBER}))?\s*(?P<u>ms|milliseconds?|s|sec|seconds?)(?![a-z])", re.I)
+_TIMES_PER_SECOND = re.compile(rf"(?:~|about\s+|approximately\s+|roughly\s+)?(?P<num>{NUMBER})\s+times\s+(?:per|a)\s+second", re.I)
 _LIST_BEFORE = re.compile(rf"(?P<lead>分别(?:为|是)?\s*)?(?<![\d.,])(?P<list>(?:(?:{NUMBER})\s*,\s*)+)$")
 _FROM_TO = re.compile(rf"(?:\bfrom|从|由)\s*(?:~|about\s+|约)?(?<![\d.])(?P<a>{NUMBER})(?P<ua>\s*(?:ms|s|秒|tok/s(?:ec)?|tokens?/s|t/s)(?![a-z]))?"
                       rf"\s*(?:\bto\b|(?:降|升|提升|提高|增加|减少|缩短)?(?:到|至))\s*(?:~|about\s+|约)?"
@@ -387,6 +390,21 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
                 fig.value, fig.qualifier = (to_float(m.group("num")), fig.value), None
                 fig.span = (start, fig.span[1])
                 fig.words = t[start:fig.span[1]]
+    for m in _EVERY.finditer(masked):
+        # "one token every 30-50ms": a time per output token written the other way round
+        if any(f.span[0] < m.end() and m.start() < f.span[1] for f in merged):
+            continue
+        lo, hi = to_float(m.group("num")), to_float(m.group("num2")) if m.group("num2") else None
+        scale = 1000 if m.group("u").lower() in ("s", "sec", "second", "seconds", "秒") else 1
+        value = (lo * scale, hi * scale) if hi else lo * scale
+        merged.append(Figure(value=value, unit="ms/tok", span=m.span(), words=t[m.start():m.end()]))
+    if not merged and re.search(r"\btokens?\b|词元|令牌", masked, re.I):
+        for m in _TIMES_PER_SECOND.finditer(masked):
+            # "read a 70 GB model approximately 48 times per second": one decode step per read
+            fig = Figure(value=to_float(m.group("num")), unit="tok/s", span=m.span("num"), words=t[m.start():m.end()])
+            fig.why["unit"] = "the weights read N times per second: N decode steps, one token each"
+            merged.append(fig)
+    merged.sort(key=lambda f: f.span[0])
     found = merged
     header = None if found else _UNIT_HEADER.search(masked)
     if header:
