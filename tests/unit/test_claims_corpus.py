@@ -19,7 +19,7 @@ CORPUS = ROOT / "tests" / "data" / "claims" / "corpus.jsonl"
 
 # field → (recall floor, precision floor) in percent: achieved, rounded down
 FLOORS = {
-    "model": (98, 98), "gpu": (98, 98), "gpu_count": (96, 97), "value": (98, 98), "metric": (98, 97),
+    "model": (98, 98), "gpu": (98, 98), "gpu_count": (97, 97), "value": (98, 98), "metric": (98, 97),
     "scope": (97, 97), "concurrency": (100, 100), "precision": (98, 99), "engine": (99, 97),
     "input_tokens": (100, 100), "output_tokens": (96, 100),
 }
@@ -68,7 +68,7 @@ def test_figures_found_hold_their_floor(result):
 
 
 @pytest.mark.parametrize("name", ["heldout.jsonl", "heldout2.jsonl", "heldout3.jsonl", "heldout4.jsonl",
-                                  "heldout5.jsonl"])
+                                  "heldout5.jsonl", "heldout6.jsonl"])
 def test_the_sets_kept_aside_are_well_formed_and_new(name):
     """The sets kept aside are read by the same benchmark, so each line must be a complete answer
     (one headline figure, matching the fields' value and unit), and none may repeat a corpus
