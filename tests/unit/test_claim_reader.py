@@ -796,3 +796,19 @@ def test_one_token_every_n_ms_and_reads_per_second():
     c = parse_claim("At batch size 1 an H100 can read a 70 GB model approximately 48 times per second, the ceiling on "
                     "token generation speed")
     assert (c.fields["value"], c.fields["unit"]) == (48, "tok/s")
+
+
+def test_a_name_ending_in_s_is_not_read_as_a_plural_of_a_shorter_one():
+    c = parse_claim("修正网络拓扑后，在 32 张 L40S 上用 SGLang 跑 DeepSeek-R1 INT8，128 并发的吞吐 777.92 token/s")
+    assert c.fields["gpu"] == "L40S"
+    assert parse_claim("Llama 3 8B on two H100s: 150 tok/s").fields["gpu"].startswith("H100")
+
+
+def test_a_raspberry_pi_is_a_cpu_a_size_in_brackets_and_a_previous_record_is_not_stressed():
+    c = parse_claim("On a Raspberry Pi 5 paging Qwen2.5 (7B) in from swap, throughput rose from 0.10 tps to 0.16 tps")
+    assert (c.fields["gpu"], c.fields["model"]) == ("CPU", "Qwen2.5-7B")
+    c = parse_claim("Qwen3-30B-A3B runs on four Raspberry Pi 5 boards with distributed-llama at 15.143 tok/s decode, "
+                    "above the previous public record of 13.04 tok/s")
+    assert c.fields["value"] == 15.143
+    c = parse_claim("用 KTransformers 部署 Deepseek-r1-q4-k-m，解码速度 6.5 tokens/s")
+    assert c.fields["precision"] == "Q4_K_M"

@@ -146,13 +146,15 @@ def find_all_in_text(text: str, entries: Iterable[tuple[str, Iterable[str]]],
             if not parts or len(re.sub(r"[\W_]", "", k.lower())) < min_len:
                 continue
             pat = (_SEP + "*").join(re.escape(w) for w in parts)
-            for m in re.finditer(r"(?:(?<![a-z0-9])|(?<=\dx))" + pat + r"(?:s\b)?(?![a-z0-9])", low):
-                hits.append((name, m.start(), m.end()))
-    hits.sort(key=lambda h: (-(h[2] - h[1]), h[1]))
+            for m in re.finditer(r"(?:(?<![a-z0-9])|(?<=\dx))" + pat + r"(?P<plural>s\b)?(?![a-z0-9])", low):
+                hits.append((name, m.start(), m.end(), bool(m.group("plural"))))
+    # the longest match wins; of two as long, the one read without a plural "s" ("L40S" is the
+    # L40S, not two L40s)
+    hits.sort(key=lambda h: (-(h[2] - h[1]), h[3], h[1]))
     kept: list[tuple[str, int, int]] = []
     for h in hits:
         if not any(k[1] < h[2] and h[1] < k[2] for k in kept):
-            kept.append(h)
+            kept.append(h[:3])
     return sorted(kept, key=lambda h: h[1])
 
 

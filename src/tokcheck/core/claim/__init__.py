@@ -158,6 +158,9 @@ _MODEL_LIKE = re.compile(
 
 _QWEN_ZH = re.compile(r"(?:通义)?千问\s*(?P<rest>\d+(?:\.\d+)?(?:-[A-Za-z0-9.]+)*)")
 _FILE_NAME = re.compile(r"(?<![\w./-])[a-z]+\d(?:_\d)?_\d+(?:\.\d+)?b(?:_[a-z0-9]+)*(?![\w.])", re.I)
+# "Qwen2.5 (7B)": a family with its size in brackets
+_SIZE_IN_BRACKETS = re.compile(r"(?<![\w.\-])(?P<fam>(?:Qwen|Llama|Gemma|Mistral|Phi|Yi|GLM|DeepSeek)[\s\-]?\d+(?:\.\d+)?)\s*"
+                               r"\(\s*(?P<size>\d+(?:\.\d+)?)\s*[bB]\s*\)", re.I)
 _BENCH_ARCH = re.compile(r"(?<![\w.\-])qwen(?P<v>\d)(?P<v2>\d)?(?:moe|next)?\s+(?P<size>\d+(?:\.\d+)?)\s*B"
                          r"(?:\.A(?P<act>\d+(?:\.\d+)?)B)?(?![\w])", re.I)
 
@@ -189,6 +192,9 @@ def _model_candidates(t: str) -> list[tuple[str, int, int, str | None]]:
         name = re.sub(r"(?<=[a-z])(\d)_(\d)(?=_)", r"\1.\2", m.group(0), count=1, flags=re.I).replace("_", "-")
         for n in _strip_suffixes(name):
             out.append((n, m.start(), m.end(), name))
+    for m in _SIZE_IN_BRACKETS.finditer(t):
+        name = f"{m.group('fam').replace(' ', '')}-{m.group('size')}B"
+        out.append((name, m.start(), m.end(), name))
     for m in _BENCH_ARCH.finditer(t):
         # llama-bench's model column: "qwen35 27B", "qwen3moe 30B.A3B" (architecture, then size)
         ver = m.group("v") + (f".{m.group('v2')}" if m.group("v2") else "")
@@ -598,7 +604,7 @@ def parse_claim(text: str) -> Claim:
     _choose_gpu(t, sys_hits, gpu_own, systems(), head.span[0], f, src, foot, notes)
     if "gpu" not in f and unknown_gpu and not re.search(re.escape(unknown_gpu[0]) + r"[\w\-]*\s+cpus?\b", t, re.I):
         f["gpu"], src["gpu"] = unknown_gpu[0], unknown_gpu[0]  # "an AmpereOne A192-32X CPU" names a CPU
-    if "gpu" not in f and re.search(r"\b(?:on|using)\s+(?:the\s+)?cpus\s+of\b|\b(?:on|using)\s+an?\s+[\w\-]+(?:\s+[\w\-]+){0,3}\s+cpu\b(?!\s*(?:and|\+|with|plus))|"
+    if "gpu" not in f and re.search(r"raspberry\s*pi|树莓派|\b(?:on|using)\s+(?:the\s+)?cpus\s+of\b|\b(?:on|using)\s+an?\s+[\w\-]+(?:\s+[\w\-]+){0,3}\s+cpu\b(?!\s*(?:and|\+|with|plus))|"
                                     r"\(\s*cpu\s*\)|cpu[\s\-]only|only\s+(?:on\s+)?(?:the\s+)?cpu|纯\s*cpu|仅用?\s*cpu|no\s+gpu|without\s+(?:a\s+)?gpu|无\s*gpu|"
                                     r"不用\s*(?:gpu|显卡)|没有\s*(?:gpu|显卡)|cpu\s+inference|cpu\s*推理", t, re.I):
         f["gpu"], src["gpu"] = "CPU", "CPU only"

@@ -224,7 +224,9 @@ def _qualifier(t: str, start: int, end: int, post: str | None) -> str | None:
         if re.search(rf"(?:{rx})\s*$", before, re.I):
             return name
     # "a peak output throughput of only 393", "最高吞吐 522": the stress word a few words before
-    if re.search(r"(?:\bpeak|\brecord|最高|峰值)[^0-9,;.，；。]{0,30}$", t[max(0, start - 40):start], re.I):
+    if re.search(r"(?:\bpeak|(?<!previous\s)(?<!prior\s)(?<!old\s)(?<!former\s)(?<!public\s)\brecord|最高|峰值)"
+                 r"[^0-9,;.，；。]{0,30}$", t[max(0, start - 40):start], re.I) \
+            and not re.search(r"(?:previous|prior|old|former|earlier)\s+(?:\w+\s+)?record", t[max(0, start - 40):start], re.I):
         return "up_to"
     after = t[end:end + 4]
     if post:

@@ -159,6 +159,12 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
         hit = (f"{m.group(1).upper()}_{m.group(2)[0].upper()}", m.start(), m.end())
         mentions.append(hit)
         gguf.append(hit)
+    for m in re.finditer(r"(?<![a-z0-9])(?:ud-)?(i?q[1-8])-(k)-(xxs|xs|s|m|l|xl)(?![a-z0-9])", t, re.I):
+        # "deepseek-r1-q4-k-m": a GGUF type written with hyphens
+        if not any(h[1] <= m.start() < h[2] for h in mentions):
+            hit = (f"{m.group(1).upper()}_K_{m.group(3).upper()}", m.start(), m.end())
+            mentions.append(hit)
+            gguf.append(hit)
     for m in _GGUF_RX.finditer(t):
         if any(h[1] <= m.start() < h[2] for h in mentions):
             continue
