@@ -158,8 +158,12 @@ _MODEL_LIKE = re.compile(
 
 _QWEN_ZH = re.compile(r"(?:通义)?千问\s*(?P<rest>\d+(?:\.\d+)?(?:-[A-Za-z0-9.]+)*)")
 _FILE_NAME = re.compile(r"(?<![\w./-])[a-z]+\d(?:_\d)?_\d+(?:\.\d+)?b(?:_[a-z0-9]+)*(?![\w.])", re.I)
+# The weights version written after a model's name: "… -Instruct-2507", "… Thinking"
+_VERSION_TAIL = re.compile(r"[\s\-_]*(instruct[\-\s]?\d{4}|instruct|thinking|base|chat|\d{4}(?:-\d{2})?)\b", re.I)
+# Model families whose names are written as family + version ("Llama 3.1", "Qwen2.5")
+_FAMILY_NAMES = "Llama|Qwen|Gemma|Mistral|DeepSeek|Phi|Yi|GLM"
 # "Qwen2.5 (7B)": a family with its size in brackets
-_SIZE_IN_BRACKETS = re.compile(r"(?<![\w.\-])(?P<fam>(?:Qwen|Llama|Gemma|Mistral|Phi|Yi|GLM|DeepSeek)[\s\-]?\d+(?:\.\d+)?)\s*"
+_SIZE_IN_BRACKETS = re.compile(rf"(?<![\w.\-])(?P<fam>(?:{_FAMILY_NAMES})[\s\-]?\d+(?:\.\d+)?)\s*"
                                r"\(\s*(?P<size>\d+(?:\.\d+)?)\s*[bB]\s*\)", re.I)
 _BENCH_ARCH = re.compile(r"(?<![\w.\-])qwen(?P<v>\d)(?P<v2>\d)?(?:moe|next)?\s+(?P<size>\d+(?:\.\d+)?)\s*B"
                          r"(?:\.A(?P<act>\d+(?:\.\d+)?)B)?(?![\w])", re.I)
@@ -273,8 +277,7 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
                 pass
         if hit.version is None:
             version = version_suffix(words, h.name, [a for m in models if m.name == h.name for a in m.aliases])
-            tail = re.match(r"[\s\-_]*(instruct[\-\s]?\d{4}|instruct|thinking|base|chat|\d{4}(?:-\d{2})?)\b",
-                            t[h.end:h.end + 24], re.I)
+            tail = _VERSION_TAIL.match(t[h.end:h.end + 24])
             if tail:
                 hit.version, hit.version_words = tail.group(1), t[h.start:h.end + tail.end()]
             elif version:
@@ -290,8 +293,7 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
         except TokcheckError:
             continue
         hit = _ModelHit(spec.name, m.start("m"), m.end("m"), m.group("m"))
-        tail = re.match(r"[\s\-_]*(instruct[\-\s]?\d{4}|instruct|thinking|base|chat|\d{4}(?:-\d{2})?)\b",
-                        t[hit.end:hit.end + 24], re.I)
+        tail = _VERSION_TAIL.match(t[hit.end:hit.end + 24])
         if tail:
             hit.version, hit.version_words = tail.group(1), t[hit.start:hit.end + tail.end()]
         hits.append(hit)
@@ -310,8 +312,6 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
 
 def _unknown_model(t: str, notes: list, unknown: list) -> tuple[str, tuple[int, int]] | None:
     """A model-shaped name the catalog does not know ("Qwen3.6-35B"), with the nearest names."""
-    from tokcheck.core.catalog import find_model
-
     hf = _HF_ID.search(t)
     m = _MODEL_LIKE.search(t)
     if hf and re.search(r"\d+(?:\.\d+)?[bBmM]", hf.group("name")):
@@ -320,12 +320,7 @@ def _unknown_model(t: str, notes: list, unknown: list) -> tuple[str, tuple[int, 
         name, span = m.group("m").strip(), m.span("m")
     else:
         return None
-    try:
-        find_model(name)
-    except TokcheckError as err:
-        hint = str(err).split("did you mean", 1)[-1].strip(" ?") if "did you mean" in str(err) else ""
-        unknown.append({"kind": "model", "words": name, "suggestions": [s.strip() for s in hint.split(" or ") if s]})
-        notes.append(f"model {name!r} is not in the built-in catalog" + (f" — did you mean {hint}?" if hint else ""))
+    _note_unknown_model(name, notes, unknown)
     return name, span
 
 
@@ -359,6 +354,7 @@ def _unknown_near(t: str, hits: list, head_start: int, known) -> tuple[str, str]
 
 
 def _note_unknown_model(name: str, notes: list, unknown: list) -> None:
+    """Record ``name`` as a model the catalog does not know, with the nearest names (once)."""
     from tokcheck.core.catalog import find_model
 
     try:
@@ -370,7 +366,7 @@ def _note_unknown_model(name: str, notes: list, unknown: list) -> None:
             notes.append(f"model {name!r} is not in the built-in catalog" + (f" — did you mean {hint}?" if hint else ""))
 
 
-_FAMILY = re.compile(r"(?<![\w.])(Llama|Qwen|Gemma|Mistral|DeepSeek|Phi|Yi|GLM)[\s\-]?(\d+(?:\.\d+)?)(?![\w.]|\s*[bB]\b)", re.I)
+_FAMILY = re.compile(rf"(?<![\w.])({_FAMILY_NAMES})[\s\-]?(\d+(?:\.\d+)?)(?![\w.]|\s*[bB]\b)", re.I)
 
 
 def _family_and_size(t: str, head) -> "_ModelHit | None":
@@ -387,7 +383,6 @@ def _family_and_size(t: str, head) -> "_ModelHit | None":
         spec = find_model(f"{fam.group(1)} {fam.group(2)} {size.group(1)}B")
     except TokcheckError:
         return None
-    s0 = head.span[1] + size.start(1)
     return _ModelHit(spec.name, fam.start(), fam.end(), f"{fam.group(0)} … {size.group(1)}B",
                      note=f"{fam.group(0)!r} with {size.group(1)}B by the figure read as {spec.name}")
 
@@ -716,8 +711,8 @@ def parse_claim(text: str) -> Claim:
         foot.setdefault(key, hit)
 
     # --- concurrency of the headline: its own words, else the one stated for the whole text
-    stated_scope = head.scope == "request" and not str(head.why.get("scope", "")).startswith(("inferred", "from the metric")) \
-        and not re.match(r"per[\s\-]", str(head.why.get("scope", "")), re.I)
+    said_scope = not str(head.why.get("scope", "")).startswith(("inferred", "from the metric"))
+    stated_scope = head.scope == "request" and said_scope and not re.match(r"per[\s\-]", str(head.why.get("scope", "")), re.I)
     if head.concurrency and (head.why.get("concurrency") or stated_scope):
         f["concurrency"] = head.concurrency
         src["concurrency"] = head.why.get("concurrency") or head.why.get("scope") or head.words
@@ -735,7 +730,6 @@ def parse_claim(text: str) -> Claim:
                                       r"for\s+(?:1|one|a\s+single)\s+(?:query|request|user|stream)\b|单请求|单并发|单用户|单流|"
                                       r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)|\bbs\s*=?\s*1(?!\d)", masked, re.I):
             f["concurrency"], src["concurrency"] = 1, "single request"
-    said_scope = not str(head.why.get("scope", "")).startswith(("inferred", "from the metric"))
     if head.metric == "generation_tok_s" and isinstance(f.get("concurrency"), int) and f["concurrency"] > 1 \
             and not (said_scope and head.scope in ("request", "user")):
         # "并发降到 32 时 … 出字率 266.11": a generation rate at the run's concurrency above one,
