@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from tokcheck.core.catalog import find_model
 from tokcheck.core.claim import parse_claim
+from tokcheck.errors import TokcheckError
 
 
 def head(text):
@@ -812,3 +814,16 @@ def test_a_raspberry_pi_is_a_cpu_a_size_in_brackets_and_a_previous_record_is_not
     assert c.fields["value"] == 15.143
     c = parse_claim("用 KTransformers 部署 Deepseek-r1-q4-k-m，解码速度 6.5 tokens/s")
     assert c.fields["precision"] == "Q4_K_M"
+
+
+def test_a_model_named_after_another_with_its_own_size_is_not_that_model():
+    # a 3B model distilled from R1 is not the 671B R1: the size written in the name decides
+    c = parse_claim("DeepSeek-R1-Distill-Mistral-3B at 120 tok/s on an RTX 4090")
+    assert c.fields.get("model") != "DeepSeek R1"
+    with pytest.raises(TokcheckError, match="3B"):
+        find_model("DeepSeek-R1-Distill-Mistral-3B")
+    # the teacher's own size, and a size within the model's rounding, still name it
+    assert find_model("DeepSeek R1 671B").name == "DeepSeek R1"
+    assert find_model("Llama 2 7B").name == "Llama 2 7B"
+    assert find_model("Mixtral 8x7B").name == "Mixtral 8x7B"
+    assert parse_claim("DeepSeek-R1 at 20 tok/s on 8x H200").fields["model"] == "DeepSeek R1"

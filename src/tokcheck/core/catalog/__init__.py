@@ -18,6 +18,7 @@ an organisation prefix and Ollama's colon are ignored, and a unique contained ma
 from __future__ import annotations
 
 import csv
+import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -178,7 +179,25 @@ def find_model(name: str) -> ModelSpec:
         TokcheckError: unknown or ambiguous name (one line, with the nearest names).
     """
     specs = models()
-    return match_name("model", name, [(s.name, s.aliases, s) for s in specs])
+    spec = match_name("model", name, [(s.name, s.aliases, s) for s in specs])
+    size = _STATED_SIZE.search(name)
+    if size and not _STATED_SIZE.search(spec.name):
+        # "DeepSeek-R1-Distill-Qwen-1.5B" contains "DeepSeek-R1" but is a 1.5B model, not the 671B
+        from tokcheck.core.architecture import active_params, total_params
+
+        b = float(size.group(1)) * 1e9
+        if not any(p and 1 / SIZE_TOLERANCE <= b / p <= SIZE_TOLERANCE for p in (total_params(spec), active_params(spec))):
+            near = difflib.get_close_matches(name, [s.name for s in specs], n=3, cutoff=0.4)
+            raise TokcheckError(f"unknown model {name!r} (its size, {size.group(1)}B, is not {spec.name}'s)"
+                                + (f" — did you mean {' or '.join(near)}?" if near else ""))
+    return spec
+
+
+#: How far a size written in a model's name may be from the catalog model's total or active
+#: parameter count and still name it ("Llama 2 7B" is 6.7B, "Mistral Small 24B" 23.6B).
+SIZE_TOLERANCE = 1.5
+# the total size written in a name: "1.5B" in "…-Qwen-1.5B"; not an active size ("A3B") nor "8x7B"
+_STATED_SIZE = re.compile(r"(?<![\w.])(?<!x)(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
 
 
 def gpu_from_bandwidth(bandwidth_bytes_per_s: float, memory_bytes: int | None = None) -> GpuSpec:

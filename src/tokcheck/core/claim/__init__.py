@@ -260,7 +260,7 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
         ver = re.search(r"(instruct[\-_]?\d{4}|instruct|thinking[\-_]?\d{0,4}|\d{4})", suffix, re.I)
         hits.append(_ModelHit(spec.name, s, e, t[s:e], ver.group(1) if ver else None, whole if ver else None))
     for h in find_names(t, [(m.name, m.aliases) for m in models], min_len=3):
-        if taken(h.start, h.end):
+        if taken(h.start, h.end) or _inside_other_model(t, h.start, h.end):
             continue
         words = t[h.start:h.end]
         hit = _ModelHit(h.name, h.start, h.end, words)
@@ -308,6 +308,29 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
             hits.append(_ModelHit("DeepSeek V3", m.start(), m.end(), m.group(0),
                                   note="'DeepSeek' with no version read as DeepSeek-V3 (the 671B model the name usually means)"))
     return sorted(hits, key=lambda h: h.start)
+
+
+def _inside_other_model(t: str, start: int, end: int) -> bool:
+    """Whether the catalog name at ``start:end`` opens a longer model name the catalog does not
+    know, which names another model: "DeepSeek-R1" in "DeepSeek-R1-Distill-Qwen-1.5B" (a 1.5B
+    Qwen model distilled from R1), not "Llama-3.1-8B" in "Llama-3.1-8B-Instruct"."""
+    from tokcheck.core.catalog import find_model
+
+    if re.search(r"\d\s*[bBmM]$", t[start:end]):
+        return False  # the catalog name carries its own size
+    for m in _MODEL_LIKE.finditer(t, max(0, start - 1)):
+        if m.start("m") > start:
+            break
+        if m.start("m") == start and m.end("m") > end:
+            rest = t[end:m.end("m")]
+            if not re.search(r"[A-Za-z]{3,}", re.sub(r"(?i)instruct|chat|base|thinking", "", rest)):
+                return False
+            try:
+                find_model(m.group("m"))
+                return False
+            except TokcheckError:
+                return True
+    return False
 
 
 def _unknown_model(t: str, notes: list, unknown: list) -> tuple[str, tuple[int, int]] | None:
