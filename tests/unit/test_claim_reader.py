@@ -827,3 +827,8 @@ def test_a_model_named_after_another_with_its_own_size_is_not_that_model():
     assert find_model("Llama 2 7B").name == "Llama 2 7B"
     assert find_model("Mixtral 8x7B").name == "Mixtral 8x7B"
     assert parse_claim("DeepSeek-R1 at 20 tok/s on 8x H200").fields["model"] == "DeepSeek R1"
+
+
+def test_a_possessive_before_a_size_is_no_model_name():
+    assert parse_claim("Our 13B model runs at 40 tok/s on an RTX 4090 in FP16").fields.get("model") is None
+    assert parse_claim("Falcon 40B runs at 20 tok/s on two A100s").fields.get("model") == "Falcon 40B"

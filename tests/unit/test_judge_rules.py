@@ -685,3 +685,15 @@ def test_a_model_named_with_a_size_no_catalog_model_is_near_is_judged_by_its_wei
     assert any("weights alone" in n for n in a.notes)
     b = analyze_claim(parse_claim("ChatGLM-6B 在单张 A100 上用 FP16，单请求生成速度 400 tokens/s"))
     assert b.verdict in ("needs_explanation", "implausible")
+
+
+def test_with_no_model_named_the_stated_weights_are_the_model_and_a_rounded_figure_is_not_above_its_bound():
+    """H100 SXM: 3.35 TB/s ÷ 70 GB = 47.86 reads per second. "about 48" may be 47.5–48.5, so it
+    is at the bound (needs evidence), not above it; 60 is above it with one request stated."""
+    a = analyze_claim(parse_claim("an H100 can read a 70 GB model about 48 times per second, the ceiling on "
+                                  "token generation speed at batch size 1"))
+    assert a.bound["hard_tok_s"] == pytest.approx(3.35e12 / 70e9, rel=1e-3)
+    assert a.verdict == "needs_explanation"
+    assert "stated weights" in a.notes[0]
+    b = analyze_claim(parse_claim("a 70 GB model at 60 tok/s on one H100, batch size 1"))
+    assert b.verdict == "implausible"

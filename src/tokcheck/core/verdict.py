@@ -479,7 +479,8 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
                     f"accepted length of {needed:.2f} tokens per step, which every published method reaches "
                     "(~1.9 for DeepSeek-V3's MTP, ~3–4 for EAGLE)")
         return _Judgement("plausible", text, u, "single", bounds)
-    if u <= 1:
+    if u <= 1 or value - _rounding(value) <= per_hard:
+        # a figure at the bound within its own rounding ("about 48" for 47.9) is not above it
         text.append("above 90 % of peak bandwidth: it needs evidence (the best published decode kernels reach ~78–85 %)")
         return _Judgement("needs_explanation", text, u, "single", bounds)
     # above the hard bound: what could account for it
@@ -554,6 +555,15 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
         return _Judgement("needs_explanation", text, u, "single", bounds)
     text.append("no explanation reaches it: speculative decoding, concurrency and precision all fall short")
     return _Judgement("implausible", text, u, "single", bounds)
+
+
+def _rounding(value: float) -> float:
+    """Half a unit of a figure's last written digit: 0.5 for 48, 0.05 for 2.5 (what it may have
+    been rounded from)."""
+    text = repr(float(value))
+    if text.endswith(".0") or "e" in text:
+        return 0.5
+    return 0.5 * 10 ** -len(text.split(".", 1)[1])
 
 
 def _activation_sparsity(bd: _Bounds, m: ModelSpec, value: float) -> str | None:
@@ -805,6 +815,13 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
         by_size = _by_size(claim, unknown_model, options)
         if by_size is not None:
             return by_size
+        stated = claim.footprint.get("weights_gb")
+        if stated and not unknown_model:
+            # "an H100 reads a 70 GB model about 48 times per second": the weights are the model
+            model = WeightsOnly(weights_bytes=stated * 1e9, name=f"the stated {fmt(stated)} GB of weights")
+            notes.insert(0, f"model: no model is named: judged by the stated weights alone ({fmt(stated)} GB read "
+                            "per token; no KV cache, no fit check)")
+    if model is None:
         if unknown_model:
             explanations.append(f"no model to bound: {unknown_model!r} is not in the built-in catalog; pass "
                                 "--model-config config.json or --weights SIZE (e.g. 120GB) to bound it")

@@ -153,7 +153,7 @@ _SUFFIXES = re.compile(r"[\-_.](?:instruct|chat|base|it|hf|gguf|awq|gptq|fp8|fp4
                        r"bf16|fp16|dynamic|thinking|reasoning|\d{4}|v\d+(?:\.\d+)?|q\d\w*|mlx|4bit|8bit|ud|unsloth)$", re.I)
 _MODEL_LIKE = re.compile(
     r"(?<![\w./-])(?P<m>[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*-\d+(?:\.\d+)?[bBmM](?:-A\d+(?:\.\d+)?[bB])?"
-    r"|(?!(?:A|An|The)\s)[A-Z][A-Za-z0-9.]*(?:\s[A-Z0-9][A-Za-z0-9.]*){0,2}\s\d+(?:\.\d+)?[bB](?:[\-\s]A\d+(?:\.\d+)?[bB])?)(?![\w])")
+    r"|(?!(?:A|An|The|Our|My|This|That|Their|Its|Each|Every|Any|Your)\s)[A-Z][A-Za-z0-9.]*(?:\s[A-Z0-9][A-Za-z0-9.]*){0,2}\s\d+(?:\.\d+)?[bB](?:[\-\s]A\d+(?:\.\d+)?[bB])?)(?![\w])")
 
 
 _QWEN_ZH = re.compile(r"(?:通义)?千问\s*(?P<rest>\d+(?:\.\d+)?(?:-[A-Za-z0-9.]+)*)")

@@ -502,6 +502,7 @@ def footprint_words(t: str) -> dict:
         return v * 1000 if m.group("u").lower() == "tb" else v
 
     m = (re.search(rf"{_GB}\s*(?:of\s+)?(?:model\s+)?(?:weights?|parameters|model\s+file|file|download|on\s+disk|checkpoint)", t, re.I)
+         or re.search(rf"\ba\s+{_GB}[\s\-]*model\b", t, re.I)
          or re.search(rf"(?:weights?|model\s+(?:size|file)|file\s+size|权重|模型(?:文件)?大小)\s*(?:is|are|of|:|=|约|为|占)?\s*(?:about|~|约)?\s*{_GB}", t, re.I))
     # "llama-7b (4.2GB in memory)", "整个模型（Llama 3 70B 约 140GB）"
     m = m or re.search(rf"{_GB}\s+in\s+memory\b", t, re.I) \
