@@ -832,3 +832,15 @@ def test_a_model_named_after_another_with_its_own_size_is_not_that_model():
 def test_a_possessive_before_a_size_is_no_model_name():
     assert parse_claim("Our 13B model runs at 40 tok/s on an RTX 4090 in FP16").fields.get("model") is None
     assert parse_claim("Falcon 40B runs at 20 tok/s on two A100s").fields.get("model") == "Falcon 40B"
+
+
+def test_a_range_of_concurrencies_is_its_top_end_and_its_low_end_is_no_single_stream():
+    # a sweep "batch size 1-4" reports its peak at the top; its "1" is not "batch size 1"
+    for text, n in (("Llama 3.1 8B on an H100 with vLLM, batch size 1-4: up to 400 tok/s total", 4),
+                    ("Qwen3-8B on an RTX 4090, concurrency 1 to 64, peak throughput 2,000 tok/s", 64),
+                    ("并发 1~32 下 Qwen3-32B 在 H200 上吞吐最高 3000 tokens/s", 32)):
+        c, h = head(text)
+        assert c.fields["concurrency"] == n and h.concurrency == n
+        assert h.scope == "aggregate"
+    c, h = head("batch size 1: 50 tok/s on an RTX 4090 with Llama 3.1 8B")
+    assert c.fields["concurrency"] == 1 and h.scope == "request"

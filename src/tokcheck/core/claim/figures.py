@@ -74,10 +74,11 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "scope": (
         ("request", r"single[\s\-](?:request|stream|user|sequence|batch|query|prompt)|one\s+(?:request|sequence|query|stream)|"
-                    r"for\s+(?:1|one)\s+(?:query|request|user|stream)|batch\s*(?:size\s*)?(?:of\s*)?(?:1|one)(?![\d.])|单流|"
-                    r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)|\bbs\s*=?\s*1(?!\d)|\bbs1\b|concurrency\s*(?:of\s*|=\s*)?1(?!\d)|"
+                    r"for\s+(?:1|one)\s+(?:query|request|user|stream)|batch\s*(?:size\s*)?(?:of\s*)?(?:1|one)(?![\d.])(?!\s*(?:-|–|—|~|～|to|至|到)\s*\d)|单流|"
+                    r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)(?!\s*(?:-|–|—|~|～|to|至|到)\s*\d)|\bbs\s*=?\s*1(?!\d)|\bbs1\b|"
+                    r"concurrency\s*(?:of\s*|=\s*)?1(?!\d)(?!\s*(?:-|–|—|~|～|to|至|到)\s*\d)|"
                     r"\bc\s*=\s*1(?!\d)|one\s+at\s+a\s+time|per[\s\-](?:request|stream|sequence)|单请求|单并发|单用户|单路|"
-                    r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)"),
+                    r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)(?!\s*(?:-|–|—|~|～|to|至|到)\s*\d)"),
         ("user", r"per[\s\-]user|/\s*user|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),
         ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device)|(?<![a-z])(?<!cpu)/\s*(?:gpu|card)\b|each\s+gpu\s+(?:achieves|gets|reaches|delivers|does|serves|processes)|每\s*(?:张|块)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
         ("node", r"per[\s\-](?:node|server|machine|system|host)|/\s*node\b|each\s+node|每(?:个)?节点|每台|单机吞吐"),
@@ -502,6 +503,10 @@ _CAPACITY = re.compile(r"(?:可开|可以开|可支持|能开|能支持|最多�
                        r"[^.;,。]{0,12}$", re.I)
 
 
+# The high end of a range of concurrencies: "1-4", "1 to 64", "1~32"
+_RANGE_TOP = re.compile(r"\s*(?:-|–|—|~|～|to|至|到)\s*(?P<hi>\d+)(?![\d.])(?!\s*(?:tok|token|t/s|ms|s\b|秒|%|gb))", re.I)
+
+
 def concurrency_mentions(t: str, exclude: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
     """Every stated number of concurrent requests: ``[(value, start, end)]``, never inside a
     figure's own span (the speed is not the concurrency)."""
@@ -512,10 +517,14 @@ def concurrency_mentions(t: str, exclude: list[tuple[int, int]]) -> list[tuple[i
             if any(a <= s < b for a, b in exclude):
                 continue
             n = 1 if m.group("n").lower() == "one" else int(m.group("n"))
+            top = _RANGE_TOP.match(t, e)
+            if top and int(top.group("hi")) > n:
+                # "batch size 1-4", "concurrency 1 to 64": a sweep; its top end is where a peak was read
+                n, e = int(top.group("hi")), top.end()
             if _CAPACITY.search(t[max(0, m.start() - 24):m.start()]):
                 continue  # "可开 4 路并发", "suggesting a batch size of 20": advice, not the run's
             if n > 0 and not any(o[1] <= s < o[2] for o in out):
-                out.append((n, m.start(), m.end()))
+                out.append((n, m.start(), max(m.end(), e)))
     return sorted(out, key=lambda o: o[1])
 
 
