@@ -676,14 +676,15 @@ def test_a_named_xeon_gives_the_host_memory_and_a_target_is_not_checked_for_cons
 
 
 def test_a_model_named_with_a_size_no_catalog_model_is_near_is_judged_by_its_weights():
-    """ChatGLM-6B is not in the catalog and no dense catalog model lies within 12 % of 6B: the
-    figure is judged by its weights alone, 6 × 10⁹ × 2 bytes (FP16) = 12 GB per token; on an
-    A100 80GB SXM (2.039 TB/s) that bounds one stream at 2039 / 12 ≈ 170 tok/s, so 20-30 tok/s is
-    plausible; 400 tok/s for one request is not."""
-    a = analyze_claim(parse_claim("ChatGLM-6B 在 A100 上用 FP16 做实验，生成速度大约 20-30 tokens/s"))
+    """InternLM-20B is not in the catalog and no dense catalog model lies within 12 % of 20B: the
+    figure is judged by its weights alone, 20 × 10⁹ × 2 bytes (FP16) = 40 GB per token; on an
+    A100 80GB SXM (2.039 TB/s) that bounds one stream at 2039 / 40 ≈ 51 tok/s, so 20-30 tok/s is
+    plausible; 400 tok/s for one request is not. (This used ChatGLM-6B until GPT-J-6B, 6.05B,
+    joined the catalog and became its nearest dense model.)"""
+    a = analyze_claim(parse_claim("InternLM-20B 在 A100 上用 FP16 做实验，生成速度大约 20-30 tokens/s"))
     assert a.verdict == "plausible"
     assert any("weights alone" in n for n in a.notes)
-    b = analyze_claim(parse_claim("ChatGLM-6B 在单张 A100 上用 FP16，单请求生成速度 400 tokens/s"))
+    b = analyze_claim(parse_claim("InternLM-20B 在单张 A100 上用 FP16，单请求生成速度 400 tokens/s"))
     assert b.verdict in ("needs_explanation", "implausible")
 
 
