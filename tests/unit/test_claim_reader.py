@@ -844,3 +844,35 @@ def test_a_range_of_concurrencies_is_its_top_end_and_its_low_end_is_no_single_st
         assert h.scope == "aggregate"
     c, h = head("batch size 1: 50 tok/s on an RTX 4090 with Llama 3.1 8B")
     assert c.fields["concurrency"] == 1 and h.scope == "request"
+
+
+def test_a_time_per_generated_token_and_a_speed_written_as_a_bare_token_count():
+    c, h = head("On one phone, distributed-llama ran Llama-3-8B in Q40 at about 808 ms per generated token")
+    assert (h.value, h.unit, h.metric) == (808.0, "ms/tok", "tpot") and c.fields["precision"] == "Q4_0"
+    c, h = head("用 4 张 3090 跑 ktransformers，--max_new_tokens 设为 16384 时速度 2.5token，8192 时 3.2token，"
+                "2048 时 4.1token")
+    assert [f.value for f in c.figures] == [2.5, 3.2, 4.1] and (h.value, h.unit) == (2.5, "tok/s")
+    c, h = head("双卡 RTX 4090D 上部署 gpt-oss-20b，从提交提问到网页完整返回第一段回答稳定在 1.47 秒以内，最短 1.32 秒")
+    assert (h.value, h.unit, h.metric) == (1.47, "s", "e2e_latency")
+
+
+def test_bits_per_weight_memory_used_and_counts_written_with_a_multiplication_sign():
+    c = parse_claim("an EXL2 quant of Llama 3 70B at ~2.4 bits per weight hits 35 tokens/sec on a single RTX 4090")
+    assert c.fields["precision"] == "2.4bpw"
+    # memory a run used is not the card's memory, and "4.27–4.35" is no "35"
+    c = parse_claim("Mistral 7B AWQ on a T4 at 34.8 tokens/s using 4.27–4.35 GB of VRAM")
+    assert c.fields.get("gpu_memory_gb") is None
+    assert parse_claim("DeepSeek-R1 8bit 可在单张 RTX 4090 上运行，内存占用仅 22GB，速度 5 tokens/s").footprint["memory_used_gb"] == 22
+    assert parse_claim("DeepSeek-R1 4bit 量化后模型仅 84GB，RTX 4090 上 7.3tokens/s").footprint["weights_gb"] == 84
+    for text, gpu, n in (("70B 模型 FP16 在 RTX 4090×2（SLI 模式）上吞吐量 12tokens/s", "RTX 4090", 2),
+                         ("H100×8 上 2000 tokens/s", "H100 SXM", 8),
+                         ("该模型在双 4090 上最高推理速度约为 90 Tokens/s", "RTX 4090", 2)):
+        c = parse_claim(text)
+        assert (c.fields["gpu"], c.fields["gpu_count"]) == (gpu, n)
+    assert parse_claim("Llama 3.1 70B on 8 HPUs at 15,008 tokens/sec at batch size 4,000").fields["concurrency"] == 4000
+
+
+def test_a_named_server_cpu_with_no_gpu_is_the_device():
+    c = parse_claim("stock llama.cpp runs a 70B Q4 model at 7-8 tok/s on an EPYC 9754 (12x DDR5-4800, 460.8 GB/s)")
+    assert c.fields["gpu"] == "CPU" and c.fields.get("gpu_count") is None
+    assert parse_claim("i9-13900K 加 RTX4090 运行 DeepSeek-R1 7.3tokens/s").fields["gpu"] == "RTX 4090"

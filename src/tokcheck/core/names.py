@@ -136,7 +136,7 @@ def find_all_in_text(text: str, entries: Iterable[tuple[str, Iterable[str]]],
     """Every catalog name or alias written in ``text``, as ``(name, start, end)`` spans in text
     order, the longest match kept where two overlap. Separators between a name's words are
     optional or any of space, hyphen, underscore, slash, colon; a plural "s" is allowed
-    ("two H100s"), and a count glued on with an x ("8xH200") does not hide the name. Keys with
+    ("two H100s"), and a count glued on with an x ("8xH200", "H100×8") does not hide the name. Keys with
     fewer than ``min_len`` letters and digits are skipped."""
     low = text.lower()
     hits: list[tuple[str, int, int]] = []
@@ -146,7 +146,7 @@ def find_all_in_text(text: str, entries: Iterable[tuple[str, Iterable[str]]],
             if not parts or len(re.sub(r"[\W_]", "", k.lower())) < min_len:
                 continue
             pat = (_SEP + "*").join(re.escape(w) for w in parts)
-            for m in re.finditer(r"(?:(?<![a-z0-9])|(?<=\dx))" + pat + r"(?P<plural>s\b)?(?![a-z0-9])", low):
+            for m in re.finditer(r"(?:(?<![a-z0-9])|(?<=\dx))" + pat + r"(?P<plural>s\b)?(?:(?![a-z0-9])|(?=x\d+(?![\d.]*\s*b\b)))", low):
                 hits.append((name, m.start(), m.end(), bool(m.group("plural"))))
     # the longest match wins; of two as long, the one read without a plural "s" ("L40S" is the
     # L40S, not two L40s)

@@ -138,6 +138,11 @@ class Claim:
         return self.present_count < MIN_PRESENT
 
 
+# A CPU's name: the device when no GPU is named ("a 70B Q4 model at 7-8 tok/s on an EPYC 9754")
+_CPU_NAMED = re.compile(r"\b(?:epyc|xeon|threadripper|ampereone|altra|graviton)\b|\bcore\s+(?:ultra\s+)?i?[3579]\b|"
+                        r"\bi[3579][\s\-]\d{4,5}[a-z]*\b|\bryzen\s+(?:[3579]|ai\s+(?:9\s+)?(?:hx\s+)?3\d\d)\b", re.I)
+
+
 def _blank(t: str, spans: list[tuple[int, int]]) -> str:
     chars = list(t)
     for s, e in spans:
@@ -626,6 +631,11 @@ def parse_claim(text: str) -> Claim:
                                     r"\(\s*cpu\s*\)|cpu[\s\-]only|only\s+(?:on\s+)?(?:the\s+)?cpu|纯\s*cpu|仅用?\s*cpu|no\s+gpu|without\s+(?:a\s+)?gpu|无\s*gpu|"
                                     r"不用\s*(?:gpu|显卡)|没有\s*(?:gpu|显卡)|cpu\s+inference|cpu\s*推理", t, re.I):
         f["gpu"], src["gpu"] = "CPU", "CPU only"
+    if "gpu" not in f:
+        # a server or desktop CPU named with no GPU anywhere: "on an EPYC 9754", "i7-12700K 跑"
+        cpu = _CPU_NAMED.search(t)
+        if cpu and not re.search(r"\bgpus?\b|显卡|\bcuda\b|vram|显存", t, re.I):
+            f["gpu"], src["gpu"] = "CPU", cpu.group(0)
     # a draft model's name is not the claim's model ("with a llama3.2 1b q4_0 draft")
     targets = [h for h in model_hits if not _is_draft(t, h.start, h.end)] or model_hits
     mh = _nearest_before(targets, head.span[0])

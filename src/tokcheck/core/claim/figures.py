@@ -33,8 +33,8 @@ _TOK_UNIT = (r"(?:tok(?:en)?s?|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|seconds?|秒)
              r"|tokens?\s+(?:per|a|each|every)\s+sec(?:onds?)?(?![a-z])"
              r"|tps(?![a-z])|tgs(?![a-z])|tok/sec|tokens?-per-sec(?:ond)?(?![a-z])|(?:tokens?|tok|令牌|词元)\s*每秒"
              r"|(?:个\s*)?(?:令牌|词元)\s*/\s*秒|字\s*/\s*秒")
-_MS_PER_TOK = r"(?:ms|毫秒)\s*(?:/|per\s+|每\s*)\s*(?:output\s+)?(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
-_S_PER_TOK = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:output\s+)?(?:个\s*)?(?:tok(?:en)?|令牌)(?![a-z])"
+_MS_PER_TOK = r"(?:ms|毫秒)\s*(?:/|per\s+|每\s*)\s*(?:(?:output|generated|new|decoded)\s+)?(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
+_S_PER_TOK = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:(?:output|generated|new|decoded)\s+)?(?:个\s*)?(?:tok(?:en)?|令牌)(?![a-z])"
 _S_PER_1K = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:1k|1000|1,000|千|一千)\s*(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
 _MS = r"(?:ms|msec|milliseconds?|毫秒)(?![a-z/])"
 _SEC = r"(?:s|sec|secs|seconds?|秒)(?![a-z/])"
@@ -53,11 +53,15 @@ _FIGURE_CN = re.compile(
     rf"(?P<num>{NUMBER})(?:\s*(?:-|~|至|到)\s*(?P<num2>{NUMBER}))?(?:\s*(?P<mult>千|万|k))?\s*(?P<post>多)?\s*(?:个)?\s*"
     r"(?:tokens?|tok|令牌|词元)", re.I)
 
+# "速度 2.5token": a speed written as a bare count of tokens after the word for speed
+_SPEED_TOKENS = re.compile(rf"(?:速度|speed)\s*(?:为|是|约|:|：)?\s*(?P<num>{NUMBER})\s*(?:个\s*)?tokens?(?![/\w])", re.I)
+
 # Latency words: a bare "8.66 秒" or "35 ms" is a figure only near one of these.
 _LATENCY_WORDS = re.compile(
     r"ttft|time[\s\-]to[\s\-]first[\s\-](?:token|byte)|first[\s\-]token|首\s*(?:个\s*)?(?:token|字|词|包)|"
     r"latency|延迟|时延|响应时间|tpot|\bitl\b|inter[\s\-]token|time\s+per\s+(?:output\s+)?token|per\s+token|"
     r"每\s*个?\s*token|takes?|took|需要|要|耗时|用时|花了|花费|用了|(?:推理|生成|响应)时间|prefill\w*|预填充|"
+    r"返回[^，,。；;]{0,12}回答|完整(?:返回|回答|响应)|"
     r"process(?:es|ing)?\s+(?:the\s+)?prompts?", re.I)
 
 _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -101,7 +105,7 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"(?<![\d.])(?P<n>\d+)\s*(?:concurrent|parallel|simultaneous)\s*(?:requests?|users?|streams?|sequences?|sessions?|clients?)?",
     r"\b(?:at\s+)?(?P<n>one)\s+concurrent\s+(?:request|user|stream|sequence)",
     r"(?:concurrency|并发(?:数|量)?|并行数|batch[\s_\-]?size|\bbs|max[\s_\-]num[\s_\-]seqs|--parallel|-np)\s*"
-    r"(?:of|=|:|为|是|设为|设置为)?\s*(?P<n>\d+)(?![\d.])",
+    r"(?:of|=|:|为|是|设为|设置为)?\s*(?P<n>\d{1,3}(?:,\d{3})+(?![\d.])|\d+)(?![\d.,]\d)",
     r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*并发",
     r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
     r"batch(?:es)?\s+of\s+(?P<n>\d+)",
@@ -282,6 +286,16 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         if gap:
             fig.why["gap"] = gap
         found.append(fig)
+    for m in _SPEED_TOKENS.finditer(masked):
+        # "速度 2.5token，8192 时 3.2token": a speed written as a bare token count, and the list after it
+        rx = re.compile(rf"(?:^|时|，|,|、)\s*(?P<num>{NUMBER})\s*(?:个\s*)?tokens?(?![/\w])", re.I)
+        sentence_end = re.search(r"[。；;!?！？]", masked[m.end():])
+        stop = m.end() + (sentence_end.start() if sentence_end else len(masked))
+        for n in [m, *rx.finditer(masked, m.end(), stop)]:
+            span = n.span("num")
+            if not any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
+                found.append(Figure(value=to_float(n.group("num")), unit="tok/s", span=span,
+                                    words=t[span[0]:n.end()]))
     for m in _FIGURE_CN.finditer(masked):
         span = (m.start(), m.end())
         if any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
@@ -516,7 +530,7 @@ def concurrency_mentions(t: str, exclude: list[tuple[int, int]]) -> list[tuple[i
             s, e = m.span("n")
             if any(a <= s < b for a, b in exclude):
                 continue
-            n = 1 if m.group("n").lower() == "one" else int(m.group("n"))
+            n = 1 if m.group("n").lower() == "one" else int(m.group("n").replace(",", ""))
             top = _RANGE_TOP.match(t, e)
             if top and int(top.group("hi")) > n:
                 # "batch size 1-4", "concurrency 1 to 64": a sweep; its top end is where a peak was read
@@ -579,7 +593,7 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             f.metric = ("tpot" if re.search(r"tpot|\bitl\b|inter[\s\-]token|per\s+(?:output\s+)?token|token\s*间|每\s*个?\s*token", around, re.I)
                         else "ttft" if re.search(r"ttft|first|首", around, re.I)
                         else "ttft" if re.search(r"prefill\w*|预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", around, re.I)
-                        else "e2e_latency" if re.search(r"e2e|end[\s\-]to[\s\-]end|整句|总时延|整体时延|request\s+latency|完整响应|"
+                        else "e2e_latency" if re.search(r"e2e|end[\s\-]to[\s\-]end|整句|总时延|整体时延|request\s+latency|完整响应|返回[^，,。；]{0,12}回答|完整(?:返回|回答)|"
                                                         r"takes?|took|需要|要|耗时|用时|花了|花费|用了|(?:推理|生成|响应)时间|"
                                                         r"\blatency|延迟|时延", around, re.I)
                         else None)

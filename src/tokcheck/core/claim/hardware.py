@@ -34,12 +34,14 @@ def find_names(text: str, entries: list[tuple[str, tuple[str, ...]]], min_len: i
 _COUNT = rf"(?<![\d.])(?P<n>\d+|(?:{COUNT_WORDS})(?![a-z]))"
 _VENDOR = r"(?:nvidia\s+|amd\s+|geforce\s+|instinct\s+|tesla\s+|radeon\s+|huawei\s+|英伟达\s*|[昇升]腾\s*|华为\s*)?"
 _BEFORE = [re.compile(rx, re.I) for rx in (
-    rf"(?<![~\-])(?:(?P<m>\d+)\s*[x*]\s*)?{_COUNT}\s*(?:x|\*)\s*(?:张|块|卡)?\s*{_VENDOR}(?:the\s+)?$",
+    rf"(?<![~\-])(?:(?P<m>\d+)\s*[x*×]\s*)?{_COUNT}\s*(?:x|\*|×)\s*(?:张|块|卡)?\s*{_VENDOR}(?:the\s+)?$",
     rf"(?<![~\-]){_COUNT}\s+(?:used\s+|new\s+|identical\s+|older\s+|modded\s+|[a-z]+-[a-z]+\s+)?{_VENDOR}(?:rtx\s+)?$",
-    rf"(?:(?P<m>\d+)\s*[x*]\s*)?(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|卡|颗|个)\s*{_VENDOR}$",
+    rf"(?:(?P<m>\d+)\s*[x*×]\s*)?(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|卡|颗|个)\s*{_VENDOR}$",
+    # "双 4090", "两 3090": a Chinese count written straight before a card's number
+    rf"(?P<n>双|两)\s*{_VENDOR}(?:rtx\s*)?$",
 )]
 _AFTER = [re.compile(rx, re.I) for rx in (
-    r"^\s*(?:gpus?|cards?)?\s*(?:x|\*)\s*(?P<n>\d+)(?![\d.])",
+    r"^\s*(?:gpus?|cards?)?\s*(?:x|\*|×)\s*(?P<n>\d+)(?![\d.])",
     rf"^\s*(?:显卡)?\s*(?P<n>\d+|{CN_COUNT})\s*(?:张|块|卡|片)",
     r"^\s*\(\s*(?P<n>\d+)\s*(?:x|gpus?)\s*\)",
 )]
@@ -161,8 +163,10 @@ def gpu_memory_near(t: str, hit: NameHit) -> Hit | None:
 def gpu_memory_anywhere(t: str) -> Hit | None:
     """GPU memory stated on its own ("显存 24G", "48GB of VRAM", "VRAM: 96 GB")."""
     m = (re.search(r"(?:显存|vram|gpu\s+memory)\s*(?:of|=|:|为|是)?\s*(?P<gb>\d{1,3})\s*(?:gb|g|gib)\b(?!\s*(?:占用|used))", t, re.I)
-         or re.search(r"(?P<gb>\d{1,3})\s*(?:gb|g|gib)\s*(?:of\s+)?(?:vram|显存|unified(?:\s+memory)?|统一内存|统一记忆体)"
+         or re.search(r"(?<![\d.])(?<![\d.][\-–~])(?P<gb>\d{1,3})\s*(?:gb|g|gib)\s*(?:of\s+)?(?:vram|显存|unified(?:\s+memory)?|统一内存|统一记忆体)"
                       r"(?!\s*(?:占用|used|usage))", t, re.I))
+    if m and re.search(r"(?:using|uses|used|use|consum\w*|占用|用了|about|~)\s*$", t[max(0, m.start() - 12):m.start()], re.I):
+        return None  # "using 4.3 GB of VRAM": what the run took, not the card's memory
     if m:
         return float(m.group("gb")), m.start(), m.end()
     return None

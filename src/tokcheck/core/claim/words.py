@@ -180,12 +180,12 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
             mentions.append(hit)
             if hit[0] != "INT4":
                 gguf.append(hit)
-    for m in re.finditer(r"(?<=[a-z0-9][_\-])q([48])0(?![\w])", t, re.I):
-        # distributed-llama's file names: "llama3_1_8b_instruct_q40" is Q4_0
+    for m in re.finditer(r"(?:(?<=[a-z0-9][_\-])|(?<![a-z0-9]))q([48])0(?![\w])", t, re.I):
+        # distributed-llama's types: "Q40" is Q4_0, also in file names ("llama3_1_8b_instruct_q40")
         if not any(h[1] <= m.start() < h[2] for h in mentions):
             mentions.append((f"Q{m.group(1)}_0", m.start(), m.end()))
             gguf.append(mentions[-1])
-    for m in re.finditer(r"(?<![\w.])(\d(?:\.\d+)?)\s*bpw\b", t, re.I):
+    for m in re.finditer(r"(?<![\w.])(\d(?:\.\d+)?)\s*(?:bpw\b|bits?[\s\-]per[\s\-]weight\b)", t, re.I):
         mentions.append((f"{m.group(1)}bpw", m.start(), m.end()))
     for name, rx in _PRECISION_WORDS:
         for m in re.finditer(rx, t, re.I):
@@ -506,7 +506,7 @@ def footprint_words(t: str) -> dict:
          or re.search(rf"(?:weights?|model\s+(?:size|file)|file\s+size|权重|模型(?:文件)?大小)\s*(?:is|are|of|:|=|约|为|占)?\s*(?:about|~|约)?\s*{_GB}", t, re.I))
     # "llama-7b (4.2GB in memory)", "整个模型（Llama 3 70B 约 140GB）"
     m = m or re.search(rf"{_GB}\s+in\s+memory\b", t, re.I) \
-        or re.search(rf"(?:模型|\bmodel\b)[^,.;，。；]{{0,30}}?(?:约|大约|about|~|≈)\s*{_GB}", t, re.I)
+        or re.search(rf"(?:模型|\bmodel\b)[^,.;，。；]{{0,30}}?(?:约|大约|about|~|≈|仅|只有|只|only\s+|just\s+)\s*{_GB}", t, re.I)
     m = re.search(rf"(?:压到|压缩到|shrunk\s+to|quantized\s+(?:down\s+)?to|down\s+to)\s*(?:约|about|~)?\s*{_GB}", t, re.I) or m
     if m:
         out["weights_gb"] = (gb(m), m.start(), m.end())
@@ -518,7 +518,7 @@ def footprint_words(t: str) -> dict:
     m = re.search(rf"内存(?:占用|使用)?\s*(?:约|大约|为)?\s*{_GB}", t, re.I)
     if m and "host_memory_gb" not in out:
         out["host_memory_gb"] = (gb(m), m.start(), m.end())
-    m = (re.search(rf"(?:显存|vram|gpu\s+memory|memory)\s*(?:占用|使用|usage|used|use|consumption|footprint)\s*(?:is|of|:|=|约|为|达到?)?\s*(?:about|~|约)?\s*{_GB}"
+    m = (re.search(rf"(?:显存|vram|gpu\s+memory|memory|内存(?=\s*占用\s*(?:仅|只有|只)))\s*(?:占用|使用|usage|used|use|consumption|footprint)\s*(?:is|of|:|=|约|为|达到?)?\s*(?:about|~|约|仅|只有|只|only|just)?\s*{_GB}"
                    r"(?P<per>\s*(?:per|/|each|每)\s*(?:gpu|card|卡))?", t, re.I)
          or re.search(rf"{_GB}\s*(?:of\s+)?(?:vram|显存|gpu\s+memory)\s*(?:used|usage|occupied|占用)"
                       r"(?P<per>\s*(?:per|/|each|每)\s*(?:gpu|card|卡))?", t, re.I)
