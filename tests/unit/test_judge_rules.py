@@ -698,3 +698,25 @@ def test_with_no_model_named_the_stated_weights_are_the_model_and_a_rounded_figu
     assert "stated weights" in a.notes[0]
     b = analyze_claim(parse_claim("a 70 GB model at 60 tok/s on one H100, batch size 1"))
     assert b.verdict == "implausible"
+
+
+def test_an_end_to_end_latency_without_its_output_length_is_judged_by_one_step():
+    """A T4 (320 GB/s) reads Qwen2.5-7B-sized AWQ weights in a few tens of ms: 5 s holds well over
+    one step, so nothing in it is too fast; 1 ms is shorter than one step (one weight read)."""
+    a = analyze_claim(parse_claim("在 T4 上用 vLLM 推理 Qwen2.5-7B 的 AWQ 4bit 模型，单请求耗时约 5s"))
+    assert a.verdict == "plausible"
+    assert "holds up to" in a.explanations[0]
+    b = analyze_claim(parse_claim("在 T4 上用 vLLM 推理 Qwen2.5-7B 的 AWQ 4bit 模型，单请求耗时约 1ms"))
+    assert b.verdict == "implausible"
+
+
+def test_a_draft_models_size_is_not_the_claims_and_an_exact_large_size_names_its_moe_model():
+    """EPYC 9754: 12 × DDR5-4800 = 460.8 GB/s. The 70B model (not the 1B draft) at Q4_K_M reads
+    about 43 GB per token: ~10.7 tok/s; 60–75 tok/s needs ≥ 5.6 accepted tokens per step, beyond
+    what speculative decoding reaches. "a 671B Q8 model" is DeepSeek-V3's shape (37B active)."""
+    a = analyze_claim(parse_claim("llama.cpp runs a 70B Q4 model on an EPYC 9754 (12x DDR5-4800, 460.8 GB/s), and "
+                                  "speculative decoding with a 1B draft model takes it from 7-8 tok/s to 60-75 tok/s"))
+    assert a.bound["hard_tok_s"] == pytest.approx(10.7, rel=0.05)
+    assert a.verdict == "implausible"
+    b = analyze_claim(parse_claim("a 671B Q8 model at 6.2 tok/s on one EPYC 9754 (12x DDR5-4800, 460.8 GB/s)"))
+    assert "mixture-of-experts" in b.notes[0] and b.verdict == "plausible"

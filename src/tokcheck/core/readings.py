@@ -439,7 +439,24 @@ def size_mentions(text: str) -> list[tuple[int, float]]:
     the text speaks of a mixture of experts."""
     if not text or _MOE_WORDS.search(text):
         return []
-    return [(m.start(), float(m.group(1))) for m in _SIZE.finditer(text) if 0.1 <= float(m.group(1)) <= 2000]
+    return [(m.start(), float(m.group(1))) for m in _SIZE.finditer(text) if 0.1 <= float(m.group(1)) <= 2000
+            and not _DRAFT_AFTER.match(text, m.end())]
+
+
+# "a 1B draft model": the size of the draft of speculative decoding, not of the claim's model
+_DRAFT_AFTER = re.compile(r"[\s\-]*(?:[a-z0-9.\-]+\s+){0,2}draft\b", re.I)
+
+
+def moe_stand_in(billions: float) -> ModelSpec | None:
+    """A catalog mixture-of-experts model whose total parameters are within 2 % of ``billions``,
+    for a size no dense catalog model is near and of at least 100B ("a 671B Q8 model" is
+    DeepSeek-V3's shape): sizes that large, written exactly, name one of a few MoE models."""
+    from tokcheck.core.catalog import models
+
+    if billions < 100:
+        return None
+    near = [m for m in models() if m.is_moe and abs(total_params(m) / 1e9 - billions) / billions <= 0.02]
+    return min(near, key=lambda m: (len(m.name), m.name)) if near else None
 
 
 def model_family(name: str) -> str:

@@ -1039,6 +1039,15 @@ def _judge_one(claim: Claim, bd: _Bounds, setup: Setup, words: Words, context: i
             j = _judge_decode(r, bd, setup, claim, words, context, "request", 1, spec, gmu)
             j.text.insert(0, f"{out_toks} tokens in {fmt(v)} {unit} needs at least {fmt(r)} tok/s of decode")
             return j
+        if bd.hard and secs > 0:
+            # no output length: the latency says no speed, only that one step fits in it
+            most = secs * bd.hard
+            if most >= 1:
+                return _Judgement("plausible", [f"an end-to-end latency without its output length says no speed: at the "
+                                                 f"hard bound ({sig3(bd.hard)} tok/s) {fmt(v)} {unit} holds up to "
+                                                 f"{fmt(math.floor(most))} output tokens, so nothing in it is too fast"])
+            return _Judgement("implausible", [f"{fmt(v)} {unit} is shorter than one decode step at the hard bound "
+                                              f"({fmt(1000 / bd.hard)} ms)"])
         return _Judgement("unknown", ["an end-to-end latency without the output length does not say a speed"])
     if metric == "prefill_tok_s":
         return _judge_prefill(rate, bd, setup)
@@ -1095,7 +1104,7 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
     figure; an unknown model's own size first), and the claim takes its worst figure's verdict —
     a claim is as credible as its least credible statement. None when no size or stand-in is found
     (or the text speaks of a mixture of experts)."""
-    from tokcheck.core.readings import dense_stand_in, model_family, size_mentions
+    from tokcheck.core.readings import dense_stand_in, model_family, moe_stand_in, size_mentions
 
     named = size_mentions(unknown_model or "")
     sizes = size_mentions(claim.text or "") or ([(0, named[0][1])] if named else [])
@@ -1105,7 +1114,7 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
     text = claim.text or ""
     for fig in claim.figures:
         size = _size_of_figure(fig, sizes, text)
-        stand = dense_stand_in(size, unknown_model) or _weights_of_size(size, claim)
+        stand = dense_stand_in(size, unknown_model) or moe_stand_in(size) or _weights_of_size(size, claim)
         if stand is None:
             continue
         figs = [replace(x, headline=x is fig) for x in claim.figures]
@@ -1133,6 +1142,8 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
     kin = model_family(unknown_model or "")
     word = re.search(r"[A-Za-z]+", head[2].name)
     which = f"dense {word.group(0)} model" if kin and word and model_family(head[2].name) == kin else "dense model"
+    if isinstance(head[2], ModelSpec) and head[2].is_moe:
+        which = "mixture-of-experts model within 2 % of that size; no dense one is"
     if isinstance(head[2], WeightsOnly):
         result.notes.insert(0, f"model: {what}, and no catalog model is within {STAND_IN_TOLERANCE:.0%} of "
                                f"{fmt(head[1])}B: judged by its weights alone, {head[2].name} = "
