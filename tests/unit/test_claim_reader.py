@@ -883,3 +883,16 @@ def test_a_change_a_technique_makes_is_the_techniques_and_stock_is_without_it():
                 "its speculative decoding with a 1B draft model takes it from 7-8 tok/s to 60-75 tok/s")
     assert h.value == (60.0, 75.0) and h.spec_decoding is True
     assert c.figures[0].spec_decoding is False  # "stock"
+
+
+def test_hpus_are_counted_and_sizes_written_in_yi_or_mib():
+    c = parse_claim("Intel's table lists LLaMA 3.1 70B in FP8 on 8 HPUs at 15,008 tokens/sec throughput at batch size 4,000.")
+    assert (c.fields["gpu_count"], c.fields["concurrency"]) == (8, 4000)
+    # 亿 is 10⁸: 67亿 parameters is the 7B distill, not the 671B R1
+    c = parse_claim("在 M2 Pro 的 Mac mini 上测试 67亿参数的 DeepSeek R1，启用 8 位量化，持续生成速度为 18.7tok/s")
+    assert c.fields["model"] == "DeepSeek-R1-Distill-Qwen-7B" and c.fields["precision"] == "INT8"
+    c = parse_claim("ds4-bench on an Apple M5 Max ran DeepSeek V4 Flash from ds4flash.gguf (82697.67 MiB mapped) at 31.25 tok/s")
+    assert c.footprint["weights_gb"] == pytest.approx(82697.67 * 1.048576 / 1000, abs=0.01)
+    c = parse_claim("GLM-5.1-MXFP4-Q8 (378GB, 256 MoE experts) on two M3 Ultra Mac Studios decodes at 0.27 tok/s")
+    assert c.footprint["weights_gb"] == 378
+    assert parse_claim("Two RTX 3090 (24GB) at 20 tok/s with Llama 3.1 70B").footprint.get("weights_gb") is None

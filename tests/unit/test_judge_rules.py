@@ -720,3 +720,31 @@ def test_a_draft_models_size_is_not_the_claims_and_an_exact_large_size_names_its
     assert a.verdict == "implausible"
     b = analyze_claim(parse_claim("a 671B Q8 model at 6.2 tok/s on one EPYC 9754 (12x DDR5-4800, 460.8 GB/s)"))
     assert "mixture-of-experts" in b.notes[0] and b.verdict == "plausible"
+
+
+def test_unified_memory_has_no_host_to_offload_to():
+    """A Mac's GPU and CPU share one memory: DeepSeek R1's FP8 weights (~673 GB) cannot fit an
+    M3 Ultra's 512 GB, and there is no separate DDR to spill to."""
+    a = analyze_claim(parse_claim("the Mac Studio M3 Ultra runs full-weight DeepSeek R1 at ~17–18 tok/s decode"))
+    assert a.verdict == "implausible"
+    assert "unified" in a.explanations[0]
+
+
+def test_a_stated_size_narrower_than_the_precision_word_is_read_as_its_bits():
+    """GLM-5.1 (743.9 B) as a 378 GB file is 4.07 bits per weight: a real mixed quantization, so
+    "Q8" in its name is the loose word (Q8_0 would be 790 GB); 84 GB for DeepSeek R1 (671 B) is
+    1.0 bit, below any format, so the text contradicts itself."""
+    a = analyze_claim(parse_claim("GLM-5.1-MXFP4-Q8 (378GB, 256 MoE experts) split across two M3 Ultra 256GB Mac "
+                                  "Studios with MLX decodes at only 0.27 tok/s"))
+    assert a.verdict == "plausible" and "4.07 bits per weight" in a.explanations[0]
+    b = analyze_claim(parse_claim("i9-13900K 加 RTX4090 在 4bit 量化下运行 DeepSeek-R1 满血版（671B）可达 7.3tokens/s，"
+                                  "称 4bit 量化后模型仅 84GB"))
+    assert b.verdict == "implausible"
+
+
+def test_a_moe_named_with_its_active_size_is_judged_by_its_active_weights():
+    """Nemotron-3-Super-120B-A12B at NVFP4: 12 × 10⁹ × 0.5625 bytes = 6.75 GB per token; a DGX
+    Spark (273 GB/s) bounds one stream at 40.4 tok/s, so 23.7 tok/s is plausible."""
+    a = analyze_claim(parse_claim("vLLM on a DGX Spark served Nemotron-3-Super-120B-A12B-NVFP4 at 22.7-23.7 tok/s decode"))
+    assert a.bound["hard_tok_s"] == pytest.approx(273e9 / 6.75e9, rel=0.01)
+    assert a.verdict == "plausible"

@@ -193,7 +193,9 @@ def read_setup(claim: Claim, gpu: GpuSpec | None, words: Words, notes: list[str]
         if count > 1:
             why = f"tensor parallel over the {count} GPUs assumed (the most favourable reading)"
     replicas = max(1, count // (tp * pp))
-    host = find_host_memory(claim.text, gpu.kind) if gpu.kind not in ("host_memory", "accelerator") else None
+    # unified memory (Apple, DGX Spark, Strix Halo, Jetson): no separate host memory to spill to
+    host = find_host_memory(claim.text, gpu.kind) if gpu.kind not in ("host_memory", "accelerator", "apple", "soc") \
+        else None
     auto = not f.get("gpu_count") and not (foot.get("tensor_parallel") or foot.get("pipeline_parallel")) \
         and gpu.kind in ("datacenter", "amd_datacenter", "accelerator")
     can_offload = host is not None and (words.offload or engine in LOCAL_ENGINES or (
@@ -370,6 +372,16 @@ def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, note
         r = _reading_for(name, m, engine, f"{stated_p} as stated", True, gguf=gguf, mlx=words.mlx)
         if weights_gb and r.stated:
             w = weights_bytes(r.model, r.precision)
+            bits = weights_gb * 1e9 * 8 / tot
+            if weights_gb * 1e9 < 0.8 * w and bits >= MIN_BITS_PER_WEIGHT and _several_formats(claim.text or ""):
+                # "GLM-5.1-MXFP4-Q8 (378GB)": the text names several formats and a real one that
+                # narrow exists, so the stated size says which (a mixed quantization); with one
+                # format named, a size too small for it is a contradiction (below)
+                nm = bpw_name(min(16.0, bits))
+                notes.append(f"precision: {fmt(weights_gb)} GB of weights is {bits:.3g} bits per weight, narrower than "
+                             f"{r.label} ({_gb(w)}): judged at the stated size (a mixed quantization, most likely)")
+                return [Reading(f"{bits:.3g} bits per weight", "released", _scheme_model(m, _all_parts(nm)),
+                                f"{fmt(weights_gb)} GB of weights as stated", True)], findings
             if weights_gb * 1e9 < 0.8 * w:
                 findings.append({"check": "weights_vs_stated_precision", "ok": False,
                                  "text": f"{fmt(weights_gb)} GB of weights cannot be {tot / 1e9:,.1f} B parameters at "
@@ -432,6 +444,15 @@ _SIZE = re.compile(r"(?<![\w.])(\d{1,4}(?:\.\d+)?)\s?[bB](?![\w+])")
 _MOE_WORDS = re.compile(r"\bmoe\b|mixture|混合专家|专家|\bexperts?\b|(?<![\w.])A\d+(?:\.\d+)?B\b", re.I)
 #: How far a stand-in's parameter count may be from the stated size.
 STAND_IN_TOLERANCE = 0.12
+
+
+_FORMAT_WORDS = re.compile(r"(?<![a-z0-9])(?:i?q[1-8](?:_[0-9a-z]+)*|(?:mx|nv)?fp(?:4|8|16|32)|bf16|f16|int[48]|"
+                           r"[2-8][\s\-]?bits?|[2-8]\s*位)(?![a-z0-9])", re.I)
+
+
+def _several_formats(text: str) -> bool:
+    """Whether ``text`` names more than one weight format ("GLM-5.1-MXFP4-Q8", "FP16 … Q4")."""
+    return len({re.sub(r"[\s\-_]", "", m.group(0).lower()) for m in _FORMAT_WORDS.finditer(text)}) > 1
 
 
 def size_mentions(text: str) -> list[tuple[int, float]]:

@@ -353,8 +353,10 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
         bounds["max_aggregate"] = agg_max
     if bd.fits is False and bd.offload is None and gpu is not None and gpu.kind != "host_memory":
         cap = setup.capacity
+        why = ("its memory is unified: there is no separate host memory to offload to" if gpu.kind in ("apple", "soc")
+               else "nothing in the claim offloads them to host memory")
         return _Judgement("implausible", [f"the weights at {r.label} ({_gb(bd.weights)}) do not fit {where} "
-                                          f"({_gb(cap)}) and nothing in the claim offloads them to host memory"],
+                                          f"({_gb(cap)}) and {why}"],
                           None, "memory", bounds)
 
     def mbu_text(v, h, what):
@@ -1106,6 +1108,16 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
     (or the text speaks of a mixture of experts)."""
     from tokcheck.core.readings import dense_stand_in, model_family, moe_stand_in, size_mentions
 
+    act = re.search(r"(?<![\w.])(\d+(?:\.\d+)?)B[\-_\s]A(\d+(?:\.\d+)?)B(?![\w.])", unknown_model or "", re.I)
+    if act and claim.headline is not None:
+        # "Nemotron-3-Super-120B-A12B": a mixture of experts whose name gives its active size
+        w = _weights_of_size(float(act.group(2)), claim)
+        if w is not None:
+            a = analyze_claim(claim, model=w, **options)
+            a.notes.insert(0, f"model: {unknown_model!r} is not in the built-in catalog: a mixture of experts with "
+                              f"{act.group(2)}B of {act.group(1)}B parameters active; judged by its active weights "
+                              f"alone, {w.name} = {fmt_bytes(w.weights_bytes)} read per token (no KV cache, no fit check)")
+            return a
     named = size_mentions(unknown_model or "")
     sizes = size_mentions(claim.text or "") or ([(0, named[0][1])] if named else [])
     if not sizes or claim.headline is None:

@@ -181,7 +181,7 @@ def find_model(name: str) -> ModelSpec:
     specs = models()
     spec = match_name("model", name, [(s.name, s.aliases, s) for s in specs])
     size = _STATED_SIZE.search(name)
-    if size and not _STATED_SIZE.search(spec.name):
+    if size:
         # "DeepSeek-R1-Distill-Qwen-1.5B" contains "DeepSeek-R1" but is a 1.5B model, not the 671B
         from tokcheck.core.architecture import active_params, total_params
 
@@ -194,8 +194,9 @@ def find_model(name: str) -> ModelSpec:
 
 
 #: How far a size written in a model's name may be from the catalog model's total or active
-#: parameter count and still name it ("Llama 2 7B" is 6.7B, "Mistral Small 24B" 23.6B).
-SIZE_TOLERANCE = 1.5
+#: parameter count and still name it ("Llama 2 7B" is 6.7B, "Mistral Small 24B" 23.6B; a 49B
+#: "Llama-3.3-Nemotron-Super-49B" is no Llama 3.3 70B).
+SIZE_TOLERANCE = 1.25
 # the total size written in a name: "1.5B" in "…-Qwen-1.5B"; not an active size ("A3B") nor "8x7B"
 _STATED_SIZE = re.compile(r"(?<![\w.])(?<!x)(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
 

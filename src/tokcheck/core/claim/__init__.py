@@ -232,6 +232,7 @@ class _ModelHit:
 
 
 _SIZE_BEFORE = re.compile(r"(?<![\w.])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s*(?:的|版|参数的?)?\s*$")
+_YI_BEFORE = re.compile(r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*亿\s*(?:参数|參數)(?:的|量)?\s*$")
 _SIZE_AFTER = re.compile(r"^[\s\-_:]*(?P<size>\d+(?:\.\d+)?)\s*[bB](?![\w])")
 
 
@@ -271,10 +272,15 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
         hit = _ModelHit(h.name, h.start, h.end, words)
         # a size written apart from a family name: "7B 的 Deepseek-r1", "deepseek-r1 7b"
         size = _SIZE_BEFORE.search(t[max(0, h.start - 12):h.start]) or _SIZE_AFTER.match(t[h.end:h.end + 10])
-        if size:
+        yi = _YI_BEFORE.search(t[max(0, h.start - 12):h.start])
+        if size or yi:
             family = re.sub(r"[\s\-_:]*\d+(?:\.\d+)?\s*[bB]$", "", words.strip())
+            # "67亿参数的 DeepSeek R1": 亿 is 10⁸, so 67亿 is 6.7B, the tag's rounded 7b
+            billions = f"{round(float(yi.group('n')) / 10):g}" if yi else size.group("size")
+            if yi:
+                size = yi
             try:
-                spec = find_model(f"{family}:{size.group('size')}b")
+                spec = find_model(f"{family}:{billions}b")
                 if spec.name != h.name:
                     hit = _ModelHit(spec.name, h.start, h.end, words,
                                     note=f"{words!r} with {size.group(0).strip()!r} is {spec.name}")

@@ -105,11 +105,11 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"(?<![\d.])(?P<n>\d+)\s*(?:concurrent|parallel|simultaneous)\s*(?:requests?|users?|streams?|sequences?|sessions?|clients?)?",
     r"\b(?:at\s+)?(?P<n>one)\s+concurrent\s+(?:request|user|stream|sequence)",
     r"(?:concurrency|并发(?:数|量)?|并行数|batch[\s_\-]?size|\bbs|max[\s_\-]num[\s_\-]seqs|--parallel|-np)\s*"
-    r"(?:of|=|:|为|是|设为|设置为)?\s*(?P<n>\d{1,3}(?:,\d{3})+(?![\d.])|\d+)(?![\d.,]\d)",
+    r"(?:of|=|:|为|是|设为|设置为)?\s*(?P<n>\d{1,3}(?:,\d{3})+(?!\d|\.\d)|\d+)(?!\d|[.,]\d)",
     r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*并发",
     r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
     r"batch(?:es)?\s+of\s+(?P<n>\d+)",
-    r"\bbatch\s*(?:size\s*)?(?:of\s*)?(?:=\s*)?(?P<n>\d+)(?![\d.])(?!\s*-?\s*bits?\b)",
+    r"\bbatch\s*(?:size\s*)?(?:of\s*)?(?:=\s*)?(?P<n>\d{1,3}(?:,\d{3})+(?!\d|\.\d)|\d+)(?!\d|[.,]\d)(?!\s*-?\s*bits?\b)",
     r"max(?:imum)?\s+(?P<n>\d+)\s+(?:sequences|seqs|concurrent)",
     r"(?:并发|并行)\s*(?:数|量)?\s*(?:均|都)?\s*(?:为|是|设为)\s*(?P<n>\d+)(?![\d.])",
     r"\bc\s*=\s*(?P<n>\d+)(?![\d.])",

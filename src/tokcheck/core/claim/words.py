@@ -25,7 +25,7 @@ _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("MXFP4", r"mxfp4"),
     ("FP4", r"\bfp4\b|\bfloat4\b|\be2m1\b"),
     ("FP8", r"\bfp8\b|\bfloat8\b|\be4m3\b|\bw8a8[\s\-_]?fp8\b|\bfp8[\s\-_]?dynamic\b"),
-    ("INT8", r"\bint8\b|\bw8a8\b|\bw8a16\b|\b8[\s\-]?bits?\b|\bbnb[\s\-_]?8bit|\bllm\.int8"),
+    ("INT8", r"\bint8\b|\bw8a8\b|\bw8a16\b|\b8[\s\-]?bits?\b|\bbnb[\s\-_]?8bit|\bllm\.int8|8\s*位(?:元|比特)?量化|8\s*比特"),
     ("INT4", r"\bint4\b|\bw4a16\b|\bw4a8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位(?:元|比特)?量化|4\s*比特"),
     ("6bpw", r"\b6[\s\-]?bits?\b"),
     ("5bpw", r"\b5[\s\-]?bits?\b"),
@@ -489,6 +489,11 @@ def option_words(t: str) -> dict:
 _GB = r"(?P<gb>\d+(?:\.\d+)?)\s*(?P<u>gib|gb|g|tb)\b"
 
 
+# A GPU's or machine's name, whose bracketed size is its memory ("RTX 3090 (24GB)"), not weights
+_GPU_SHAPED = re.compile(r"rtx|gtx|radeon|\b[abhl]\d{2,3}|mi\d{3}|gb\d{3}|\bm[1-5]\b|ultra|max|pro\b|studio|"
+                         r"spark|jetson|gpu|card|mac", re.I)
+
+
 def footprint_words(t: str) -> dict:
     """Stated memory footprints: ``weights_gb`` ("14GB of weights", "a 65 GB download"),
     ``memory_used_gb`` and ``memory_used_scope`` (``per_gpu`` or ``total``; "显存占用约 65GB",
@@ -508,8 +513,18 @@ def footprint_words(t: str) -> dict:
     m = m or re.search(rf"{_GB}\s+in\s+memory\b", t, re.I) \
         or re.search(rf"(?:模型|\bmodel\b)[^,.;，。；]{{0,30}}?(?:约|大约|about|~|≈|仅|只有|只|only\s+|just\s+)\s*{_GB}", t, re.I)
     m = re.search(rf"(?:压到|压缩到|shrunk\s+to|quantized\s+(?:down\s+)?to|down\s+to)\s*(?:约|about|~)?\s*{_GB}", t, re.I) or m
+    if m is None:
+        # "GLM-5.1-MXFP4-Q8 (378GB, 256 MoE experts)": a size in brackets right after a model's name
+        for b in re.finditer(rf"(?P<name>[A-Za-z][\w.\-]*\d[\w.\-]*)\s*\(\s*(?:~|about\s+)?{_GB}\s*[,;)]", t, re.I):
+            if not _GPU_SHAPED.search(b.group("name")):
+                m = b
+                break
     if m:
         out["weights_gb"] = (gb(m), m.start(), m.end())
+    else:
+        mib = re.search(r"(?P<mib>\d+(?:\.\d+)?)\s*mib\s+(?:mapped|model|file|weights)", t, re.I)
+        if mib:  # llama.cpp's "82697.67 MiB mapped": the weights file held in memory
+            out["weights_gb"] = (round(float(mib.group("mib")) * 1.048576 / 1000, 2), mib.start(), mib.end())
     m = (re.search(rf"{_GB}\s*(?:of\s+|in\s+)?(?:the\s+)?(?:system\s+|host\s+|cpu\s+)?(?:ram|dram|ddr\d?|memory)\s*(?:used)?(?!\s*bandwidth)"
                    r"(?<!vram)", t, re.I) if re.search(r"system\s+ram|host\s+(?:ram|memory)|cpu\s+(?:ram|memory)|\bdram\b|内存", t, re.I) else None)
     if m and re.search(r"system|host|cpu|dram|ddr|ram(?!\s*\w)", t[m.start():m.end() + 6], re.I) \
