@@ -748,3 +748,16 @@ def test_a_moe_named_with_its_active_size_is_judged_by_its_active_weights():
     a = analyze_claim(parse_claim("vLLM on a DGX Spark served Nemotron-3-Super-120B-A12B-NVFP4 at 22.7-23.7 tok/s decode"))
     assert a.bound["hard_tok_s"] == pytest.approx(273e9 / 6.75e9, rel=0.01)
     assert a.verdict == "plausible"
+
+
+def test_a_stated_memory_below_the_cards_is_judged_as_written_and_nodes_of_a_one_chip_machine_count():
+    """The text says 80 GB per H200: 8 × 80 GiB = 687 GB cannot hold DeepSeek-V3's 673 GB of FP8
+    weights with room to run, so as written the claim contradicts itself. Four DGX Spark nodes
+    are four devices: 4 × 273 GB/s over Qwen3-VL-32B at FP8 (~33 GB) bound one stream near 33 tok/s."""
+    a = analyze_claim(parse_claim("一篇对比文章称,在 8 卡 H200 节点(文中写单卡显存 80GB)上以 FP8 部署 DeepSeek 671B 满血版,"
+                                  "SGLang 短文本生成吞吐量达 15,800 tokens/s"))
+    assert a.verdict == "implausible"
+    assert any("as stated" in n and "H200" in n for n in a.notes)
+    b = analyze_claim(parse_claim("On a DGX Spark cluster using 4 nodes with tensor parallelism, vLLM served "
+                                  "Qwen3-VL-32B-Instruct-FP8 at 19.15 output tok/s for a single request"))
+    assert b.layout["gpu_count"] == 4 and b.verdict == "plausible"

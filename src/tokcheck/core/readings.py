@@ -155,6 +155,10 @@ def _host_device(host: HostMemory) -> GpuSpec:
                    source=host.why, checked="n/a", kind="host_memory")
 
 
+_NODES_OF_ONE = re.compile(r"(?<![\w.])(?P<n>\d{1,3})\s+(?:nodes|units|machines|boxes|systems)\b|"
+                           r"cluster\s+of\s+(?P<n2>\d{1,3})\b", re.I)
+
+
 def read_setup(claim: Claim, gpu: GpuSpec | None, words: Words, notes: list[str]) -> Setup:
     f, foot = claim.fields, claim.footprint
     count = int(f.get("gpu_count") or 1)
@@ -170,6 +174,16 @@ def read_setup(claim: Claim, gpu: GpuSpec | None, words: Words, notes: list[str]
     if stated and gpu.kind in ("apple", "soc") and gpu.memory_bytes and stated * 1e9 < gpu.memory_bytes * 1.1:
         mem = float(stated) * GIB
         notes.append(f"{gpu.name} with {fmt(stated)} GB of unified memory, as stated")
+    elif stated and gpu.memory_bytes and stated * GIB < gpu.memory_bytes * 0.9:
+        # "8 卡 H200（单卡显存 80GB）": the text's own memory, though the card has more — judged as written
+        mem = float(stated) * GIB
+        notes.append(f"memory: {fmt(stated)} GB per card as stated, though a {gpu.name} has "
+                     f"{gpu.memory_bytes / GIB:,.0f} GiB: the claim is judged as written")
+    m_nodes = _NODES_OF_ONE.search(claim.text or "")
+    if m_nodes and gpu.kind in ("soc", "apple") and not f.get("gpu_count", 0) > 1:
+        # "a DGX Spark cluster using 4 nodes": each node of a one-chip machine is one device
+        count = int(m_nodes.group("n") or m_nodes.group("n2"))
+        notes.append(f"{count} × {gpu.name}: {m_nodes.group(0)!r}, one device per node")
     tp = foot.get("tensor_parallel")
     pp = foot.get("pipeline_parallel")
     if pp and (pp > 64 or pp > max(count, tp or 1) * 8):
