@@ -761,3 +761,16 @@ def test_a_stated_memory_below_the_cards_is_judged_as_written_and_nodes_of_a_one
     b = analyze_claim(parse_claim("On a DGX Spark cluster using 4 nodes with tensor parallelism, vLLM served "
                                   "Qwen3-VL-32B-Instruct-FP8 at 19.15 output tok/s for a single request"))
     assert b.layout["gpu_count"] == 4 and b.verdict == "plausible"
+
+
+def test_a_decode_total_above_its_concurrency_times_the_stated_tbt_contradicts_itself():
+    """TBT 14 ms is 71.4 tok/s per stream: 32 streams make at most ~2,286 tok/s of decode, and
+    4,200 is 84 % more (beyond a quarter). A total that does not say it counts output tokens
+    only ("Token 吞吐量" with equal input and output) is not held to it."""
+    a = analyze_claim(parse_claim("DeepSeek V4 Flash on 8×H100 SXM with vLLM in fp8 (TP=8), 2048-token prefill and "
+                                  "512-token decode at batch 32, giving decode 4200 tok/s, TTFT p50 220 ms and TBT p50 14 ms"))
+    assert a.verdict == "implausible"
+    assert any("32 ×" in e for e in a.explanations)
+    b = analyze_claim(parse_claim("两台 H200 机器做 1P1D 分离部署 DeepSeek-R1，128 并发、1K 输入 1K 输出时 TPOT 中位数 "
+                                  "109.44 ms，Token 吞吐量 2059.97 tok/s"))
+    assert b.verdict == "plausible"

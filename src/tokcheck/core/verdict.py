@@ -684,6 +684,14 @@ def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], di
                                          or (scope is None and metric is None
                                              and engine_family(claim.fields.get("engine")) not in LOCAL_ENGINES)):
                 n = rate / per
+                conc = head.concurrency or claim.fields.get("concurrency")
+                if conc and conc > 1 and rate > conc * per * 1.25 and _output_only(claim, head):
+                    # "decode 4200 tok/s at batch 32 … TBT 14 ms": 32 streams at 71 tok/s make 2,286
+                    out.append({"check": "tpot_vs_tok_s", "ok": False, "severity": "implausible",
+                                "text": f"{fmt(rate)} tok/s over {conc} concurrent requests is more than {conc} × "
+                                        f"{fmt(per)} tok/s (= 1000 / {fmt(t.high)} ms per token) = {fmt(conc * per)}: "
+                                        "the claim's own figures disagree"})
+                    return out, hints
                 hints.update(per_stream=per, implied_concurrency=max(2, round(n)))
                 out.append({"check": "tpot_vs_tok_s", "ok": True,
                             "text": f"{fmt(t.high)} ms per token is {fmt(per)} tok/s per stream, so {fmt(rate)} tok/s is "

@@ -59,7 +59,7 @@ _SPEED_TOKENS = re.compile(rf"(?:速度|speed)\s*(?:为|是|约|:|：)?\s*(?P<nu
 # Latency words: a bare "8.66 秒" or "35 ms" is a figure only near one of these.
 _LATENCY_WORDS = re.compile(
     r"ttft|time[\s\-]to[\s\-]first[\s\-](?:token|byte)|first[\s\-]token|首\s*(?:个\s*)?(?:token|字|词|包)|"
-    r"latency|延迟|时延|响应时间|tpot|\bitl\b|inter[\s\-]token|time\s+per\s+(?:output\s+)?token|per\s+token|"
+    r"latency|延迟|时延|响应时间|tpot|\bitl\b|\btbt\b|inter[\s\-]token|time\s+per\s+(?:output\s+)?token|per\s+token|"
     r"每\s*个?\s*token|takes?|took|需要|要|耗时|用时|花了|花费|用了|(?:推理|生成|响应)时间|prefill\w*|预填充|"
     r"返回[^，,。；;]{0,12}回答|完整(?:返回|回答|响应)|"
     r"process(?:es|ing)?\s+(?:the\s+)?prompts?", re.I)
@@ -590,7 +590,7 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             f.metric = "tpot"
         elif f.unit in ("ms", "s"):
             around = t[win[0]:f.span[0]] + " " + t[f.span[1]:win[3]]
-            f.metric = ("tpot" if re.search(r"tpot|\bitl\b|inter[\s\-]token|per\s+(?:output\s+)?token|token\s*间|每\s*个?\s*token", around, re.I)
+            f.metric = ("tpot" if re.search(r"tpot|\bitl\b|\btbt\b|inter[\s\-]token|time\s+between\s+tokens|per\s+(?:output\s+)?token|token\s*间|每\s*个?\s*token", around, re.I)
                         else "ttft" if re.search(r"ttft|first|首", around, re.I)
                         else "ttft" if re.search(r"prefill\w*|预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", around, re.I)
                         else "e2e_latency" if re.search(r"e2e|end[\s\-]to[\s\-]end|整句|总时延|整体时延|request\s+latency|完整响应|返回[^，,。；]{0,12}回答|完整(?:返回|回答)|"
