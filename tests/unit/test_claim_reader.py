@@ -896,3 +896,10 @@ def test_hpus_are_counted_and_sizes_written_in_yi_or_mib():
     c = parse_claim("GLM-5.1-MXFP4-Q8 (378GB, 256 MoE experts) on two M3 Ultra Mac Studios decodes at 0.27 tok/s")
     assert c.footprint["weights_gb"] == 378
     assert parse_claim("Two RTX 3090 (24GB) at 20 tok/s with Llama 3.1 70B").footprint.get("weights_gb") is None
+
+
+def test_a_figure_someone_tries_to_reproduce_is_a_target_and_tokens_per_user_keeps_its_unit():
+    c, h = head("Trying to reproduce NVIDIA's 253 tok/sec per user for DeepSeek-R1-FP4 on 8xB200, a trtllm-serve "
+                "deployment only reached 40 output tokens per user.")
+    assert (h.value, h.unit) == (40.0, "tok/s")
+    assert c.figures[0].condition == "a target"

@@ -774,3 +774,15 @@ def test_a_decode_total_above_its_concurrency_times_the_stated_tbt_contradicts_i
     b = analyze_claim(parse_claim("两台 H200 机器做 1P1D 分离部署 DeepSeek-R1，128 并发、1K 输入 1K 输出时 TPOT 中位数 "
                                   "109.44 ms，Token 吞吐量 2059.97 tok/s"))
     assert b.verdict == "plausible"
+
+
+def test_gpt_oss_f16_ggufs_keep_their_mxfp4_experts_and_the_widest_fitting_type_is_tried():
+    """gpt-oss-20b's "F16" GGUF (12.83 GiB) keeps the shipped MXFP4 experts: about 3.7 GB per
+    token, so 256 GB/s bounds ~68 tok/s and 45 tok/s is plausible (all-16-bit would cap it at 35).
+    DeepSeek V4 Flash (284 B) fits one H200 (141 GiB) neither as released (156 GB) nor at 4 bits;
+    at Q3_K_M (~142 GB) it does, so an unstated precision is judged there."""
+    a = analyze_claim(parse_claim("On the Radeon 8060S (Ryzen AI Max+ 395) using llama.cpp's Vulkan backend, the "
+                                  "12.83 GiB gpt-oss-20b F16 GGUF scored 45.01 t/s on tg128"))
+    assert a.verdict == "plausible" and a.bound["hard_tok_s"] == pytest.approx(68.5, rel=0.05)
+    b = analyze_claim(parse_claim("DeepSeek V4 Flash on a single H200 at home now runs at about 70 tokens/s"))
+    assert b.verdict == "plausible" and b.bound["precision_reading"] == "Q3_K_M"

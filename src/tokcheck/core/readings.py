@@ -294,6 +294,12 @@ def _reading_for(name: str, m: ModelSpec, engine: str | None, why: str, stated: 
         return Reading("MXFP4 GGUF (experts MXFP4, other tensors Q8_0)", "released", _scheme_model(m, scheme),
                        why + "; llama.cpp's MXFP4 GGUFs keep the non-expert tensors in Q8_0 (ggml-org's gpt-oss-120b "
                        "file: 59.02 GiB = 114.7 B experts × 4.25 bits + 2.1 B others × 8.5 bits)", stated)
+    if gguf and rel.get("experts") == "MXFP4" and m.is_moe and name in ("FP16", "BF16"):
+        # gpt-oss "F16" GGUFs: the 16-bit type is for the other tensors; the shipped MXFP4 experts
+        # stay as they are (the 20b's F16 file is 12.83 GiB, not the ~42 GB of an all-16-bit one)
+        scheme = {**_all_parts(name), "experts": "MXFP4"}
+        return Reading(f"{name} GGUF (experts MXFP4, other tensors {name})", "released", _scheme_model(m, scheme),
+                       why + "; llama.cpp's 16-bit GGUFs of a model shipped with MXFP4 experts keep those experts", stated)
     if name in _released_names(m) and not p.full_precision:
         return Reading(f"{name} as released ({describe_scheme(scheme_for('released', rel))})", "released", m, why, stated)
     if p.kind in ("gguf_tensor", "gguf_file") or p.kind == "bpw":
@@ -443,6 +449,16 @@ def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, note
             r = _reading_for(p, m, engine, why, False)
             r.fallback = True
             out.append(r)
+        if cap is not None and not words.offload and all(weights_bytes(r.model, r.precision) > cap * 0.95 for r in out):
+            # not even 4 bits fit: the widest of the narrower llama.cpp types that does ("DeepSeek V4
+            # Flash on a single H200": 284 B parameters at ~3.9 bits is 138 GB)
+            for p in ("Q3_K_M", "Q2_K"):
+                # every tensor at that type, the experts too (a file made to fit requantizes them)
+                r = Reading(p, "released", _scheme_model(m, _all_parts(p)), why + "; not even 4-bit weights fit", False)
+                r.fallback = True
+                out.append(r)
+                if weights_bytes(r.model, r.precision) <= cap * 0.95:
+                    break
     return out, findings
 
 

@@ -296,6 +296,12 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             if not any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
                 found.append(Figure(value=to_float(n.group("num")), unit="tok/s", span=span,
                                     words=t[span[0]:n.end()]))
+    if re.search(r"(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second)\s+per\s+user", masked, re.I):
+        # "… 253 tok/sec per user … only reached 40 output tokens per user": the rate's unit, shortened
+        for m in re.finditer(rf"(?<![\d.,])(?P<num>{NUMBER})\s+(?:output\s+)?tokens?\s+per\s+user\b", masked, re.I):
+            span = (m.start("num"), m.end())
+            if not any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
+                found.append(Figure(value=to_float(m.group("num")), unit="tok/s", span=span, words=t[span[0]:span[1]]))
     for m in _FIGURE_CN.finditer(masked):
         span = (m.start(), m.end())
         if any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
@@ -570,6 +576,8 @@ def _condition(t: str, f: Figure) -> str | None:
         return "a question"
     if _WANTED.search(t[max(0, s - 40):s]):
         return "a target"
+    if re.search(r"\b(?:reproduc\w*|replicat\w*|复现|重现)\s+(?:\w+(?:'s)?\s+){0,3}$", t[max(0, s - 40):s], re.I):
+        return "a target"  # "trying to reproduce NVIDIA's 253 tok/sec per user"
     if _INTERACTIVITY_AFTER.match(t, e) or _INTERACTIVITY_BEFORE.search(t[max(0, s - 40):s]):
         return "the per-user speed a throughput was read at"
     return None
