@@ -903,3 +903,14 @@ def test_a_figure_someone_tries_to_reproduce_is_a_target_and_tokens_per_user_kee
                 "deployment only reached 40 output tokens per user.")
     assert (h.value, h.unit) == (40.0, "tok/s")
     assert c.figures[0].condition == "a target"
+
+
+def test_prefill_throughput_is_prefill_per_npu_is_per_gpu_and_a_following_it_sentence_names_the_hardware():
+    c, h = head("在 CloudMatrix384 上运行 INT8 量化的 DeepSeek-R1，预填充吞吐量达 6688 token/s/NPU，解码阶段 1943 token/s/NPU")
+    assert [f.metric for f in c.figures] == ["prefill_tok_s", "aggregate_throughput"]
+    assert (h.value, h.scope) == (1943.0, "gpu")
+    c = parse_claim("EAGLE 3 lifted its GPT-OSS 120B API from ~400 to ~650 tokens per second, as verified by Artificial "
+                    "Analysis. It serves the model with TensorRT-LLM at TP8 across 8 B200 GPUs.")
+    assert (c.fields["gpu"], c.fields["gpu_count"]) == ("B200", 8)
+    # another speaker's sentence still names no hardware for the figure
+    assert parse_claim("Llama 3.1 8B at 2,500 t/s. A commenter says a DGX B200 would do more.").fields.get("gpu") is None

@@ -430,8 +430,14 @@ def _nearest_before(hits: list, start: int, text: str | None = None):
         return before[-1]
     if text is None:
         return hits[0] if hits else None
-    after = [h for h in hits if not re.search(r"[.!?;。！？；](?:\s|$)", text[start:h.start])]
+    after = [h for h in hits if all(_CONTINUES_SUBJECT.match(text, b.end())
+                                    for b in re.finditer(r"[.!?;。！？；](?:\s+|$)", text[:h.start]) if b.start() >= start)]
     return after[0] if after else None
+
+
+# A sentence that goes on about the same run: "… 650 tokens per second. It serves the model on 8 B200 GPUs."
+_CONTINUES_SUBJECT = re.compile(r"(?:(?:it|they|this|these|the\s+(?:model|run|setup|server|deployment|service|api))\b|该|它|其)",
+                                re.I)
 
 
 def _gpu_hits(t: str, gpus, systems, model_spans: list[tuple[int, int]], notes: list, unknown: list):

@@ -66,7 +66,7 @@ _LATENCY_WORDS = re.compile(
 
 _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "metric": (
-        ("prefill_tok_s", r"prompt\s+processing|prompt[\s\-]eval\w*|\bpp\s*\d*\b|pre-?fill\w*|预处理|预填充|提示词?处理|"
+        ("prefill_tok_s", r"(?:pre-?fill|预填充)\s*(?:throughput|吞吐量?)|prompt\s+processing|prompt[\s\-]eval\w*|\bpp\s*\d*\b|pre-?fill\w*|预处理|预填充|提示词?处理|"
                           r"prompt\s*(?:speed|throughput|tok|阶段|phase|stage|rate)|input\s+(?:processing|speed)|处理提示|首段|"
                           r"for\s+(?:a|the)\s+[\d,]+[\s\-]tokens?\s+prompt|prompt[\s_]?tps|"
                           r"(?:on\s+)?the\s+first\s+(?:inference\s+|forward\s+)?pass"),
@@ -84,7 +84,7 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
                     r"\bc\s*=\s*1(?!\d)|one\s+at\s+a\s+time|per[\s\-](?:request|stream|sequence)|单请求|单并发|单用户|单路|"
                     r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)(?!\s*(?:-|–|—|~|～|to|至|到)\s*\d)"),
         ("user", r"per[\s\-]user|/\s*user|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),
-        ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device)|(?<![a-z])(?<!cpu)/\s*(?:gpu|card)\b|each\s+gpu\s+(?:achieves|gets|reaches|delivers|does|serves|processes)|每\s*(?:张|块)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
+        ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device|npu|hpu)|(?<![a-z])(?<!cpu)/\s*(?:gpu|card|npu|hpu|chip)\b|(?<=/s)/\s*(?:gpu|card|npu|hpu|chip)\b|each\s+gpu\s+(?:achieves|gets|reaches|delivers|does|serves|processes)|每\s*(?:张|块)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
         ("node", r"per[\s\-](?:node|server|machine|system|host)|/\s*node\b|each\s+node|每(?:个)?节点|每台|单机吞吐"),
         ("aggregate", r"(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|整体|"
                       r"最大并发|高并发|under\s+(?:full\s+)?load|at\s+max(?:imum)?\s+concurrency|\d+\s*并发"),
