@@ -914,3 +914,9 @@ def test_prefill_throughput_is_prefill_per_npu_is_per_gpu_and_a_following_it_sen
     assert (c.fields["gpu"], c.fields["gpu_count"]) == ("B200", 8)
     # another speaker's sentence still names no hardware for the figure
     assert parse_claim("Llama 3.1 8B at 2,500 t/s. A commenter says a DGX B200 would do more.").fields.get("gpu") is None
+
+
+def test_a_cpu_device_before_the_headline_wins_over_a_gpu_named_after_it_and_a_gguf_types_own_bpw():
+    c = parse_claim("ByteShape 以 GGUF 量化 Qwen3-30B-A3B-Instruct-2507，在 Raspberry Pi 5（16GB）上用 Q3_K_S-2.70bpw 跑出 "
+                    "8.03 TPS，RTX 5090（32GB）在约 4-bit 时则约 300 TPS。")
+    assert (c.fields["gpu"], c.fields["precision"], c.fields["quantization"]) == ("CPU", "Q3_K_S", "GGUF")

@@ -138,6 +138,9 @@ class Claim:
         return self.present_count < MIN_PRESENT
 
 
+# A CPU device written before a headline ("on a Raspberry Pi 5", "on an EPYC 9754")
+_CPU_DEVICE_BEFORE = re.compile(r"raspberry\s*pi(?:\s*\d)?|树莓派|\bepyc\s+\d{4}\w*|\bxeon\b[\w\s\-]{0,16}?\d{4}\w*|"
+                                r"\bi[3579][\s\-]\d{4,5}[a-z]*\b", re.I)
 # A CPU's name: the device when no GPU is named ("a 70B Q4 model at 7-8 tok/s on an EPYC 9754")
 _CPU_NAMED = re.compile(r"\b(?:epyc|xeon|threadripper|ampereone|altra|graviton)\b|\bcore\s+(?:ultra\s+)?i?[3579]\b|"
                         r"\bi[3579][\s\-]\d{4,5}[a-z]*\b|\bryzen\s+(?:[3579]|ai\s+(?:9\s+)?(?:hx\s+)?3\d\d)\b", re.I)
@@ -637,6 +640,14 @@ def parse_claim(text: str) -> Claim:
     head = choose_headline(figs)
     head.headline = True
     _choose_gpu(t, sys_hits, gpu_own, systems(), head.span[0], f, src, foot, notes)
+    if "gpu" in f and t.find(src["gpu"]) > head.span[1]:
+        # "Raspberry Pi 5 上跑出 8.03 TPS … RTX 5090 约 300 TPS": a CPU device named before the
+        # headline is its device, not a GPU named only after it
+        cpu_before = _CPU_DEVICE_BEFORE.search(t[:head.span[0]])
+        if cpu_before:
+            f["gpu"], src["gpu"] = "CPU", cpu_before.group(0)
+            f.pop("gpu_count", None), f.pop("gpu_memory_gb", None)
+            foot.pop("_singular", None)
     if "gpu" not in f and unknown_gpu and not re.search(re.escape(unknown_gpu[0]) + r"[\w\-]*\s+cpus?\b", t, re.I):
         f["gpu"], src["gpu"] = unknown_gpu[0], unknown_gpu[0]  # "an AmpereOne A192-32X CPU" names a CPU
     if "gpu" not in f and re.search(r"raspberry\s*pi|树莓派|\b(?:on|using)\s+(?:the\s+)?cpus\s+of\b|\b(?:on|using)\s+an?\s+[\w\-]+(?:\s+[\w\-]+){0,3}\s+cpu\b(?!\s*(?:and|\+|with|plus))|"

@@ -186,6 +186,8 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
             mentions.append((f"Q{m.group(1)}_0", m.start(), m.end()))
             gguf.append(mentions[-1])
     for m in re.finditer(r"(?<![\w.])(\d(?:\.\d+)?)\s*(?:bpw\b|bits?[\s\-]per[\s\-]weight\b)", t, re.I):
+        if re.search(r"(?:i?q\d(?:_[0-9a-z]+)+)[\-_]$", t[max(0, m.start() - 12):m.start()], re.I):
+            continue  # "Q3_K_S-2.70bpw": the GGUF type's own size, the type is the format
         mentions.append((f"{m.group(1)}bpw", m.start(), m.end()))
     for name, rx in _PRECISION_WORDS:
         for m in re.finditer(rx, t, re.I):
