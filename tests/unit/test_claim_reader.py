@@ -920,3 +920,15 @@ def test_a_cpu_device_before_the_headline_wins_over_a_gpu_named_after_it_and_a_g
     c = parse_claim("ByteShape 以 GGUF 量化 Qwen3-30B-A3B-Instruct-2507，在 Raspberry Pi 5（16GB）上用 Q3_K_S-2.70bpw 跑出 "
                     "8.03 TPS，RTX 5090（32GB）在约 4-bit 时则约 300 TPS。")
     assert (c.fields["gpu"], c.fields["precision"], c.fields["quantization"]) == ("CPU", "Q3_K_S", "GGUF")
+
+
+def test_bare_ollama_names_are_their_default_tags_a_bandwidth_is_no_memory_and_until_marks_a_before():
+    assert parse_claim("Generating with llama3 in torchchat on the mps device at 1.74 tokens/sec").fields["model"] == "Llama 3.1 8B"
+    assert parse_claim("ollama run llama3.2 gives 40 tok/s on an M2").fields["model"] == "Llama 3.2 3B"
+    assert parse_claim("llama3.2-vision at 20 tok/s on an M2").fields.get("model") is None
+    c = parse_claim("On a Jetson Orin Nano 8GB (102 GB/s), Qwen2.5-Coder-1.5B Q4_K_M decoded at 32.1 tok/s with llama.cpp")
+    assert c.fields["gpu_memory_gb"] == 8
+    c, h = head("On an A100, llama.cpp produced only 11.30 tokens/s for a 7B LLaMA Q4_1 model until the -ngl flag "
+                "offloaded its layers to the GPU, after which it generated 75.91 tokens per second.")
+    assert h.value == 75.91
+    assert parse_claim("ExLlamaV2 lists Llama2 70B at EXL2 2.5 bpw at 37 t/s on a 4090").fields["model"] == "Llama 2 70B"

@@ -177,6 +177,13 @@ _BENCH_ARCH = re.compile(r"(?<![\w.\-])qwen(?P<v>\d)(?P<v2>\d)?(?:moe|next)?\s+(
                          r"(?:\.A(?P<act>\d+(?:\.\d+)?)B)?(?![\w])", re.I)
 
 
+#: Ollama's default tags for its bare model names (ollama.com/library: llama2 → 7b, llama3 → 8b,
+#: llama3.1 → 8b, llama3.2 → 3b, llama3.3 → 70b); Llama 3 8B has Llama 3.1 8B's shape.
+_OLLAMA_DEFAULTS = {"llama2": "Llama 2 7B", "llama3": "Llama 3.1 8B", "llama3.1": "Llama 3.1 8B",
+                    "llama3.2": "Llama 3.2 3B", "llama3.3": "Llama 3.3 70B"}
+_OLLAMA_DEFAULT = re.compile(r"(?<![\w.\-/])(?:llama2|llama3(?:\.[123])?)(?![\w.:\-])(?!\s*\d+(?:\.\d+)?\s*[bBmM]\b)", re.I)
+
+
 def _strip_suffixes(name: str) -> list[str]:
     out = [name]
     while True:
@@ -211,6 +218,10 @@ def _model_candidates(t: str) -> list[tuple[str, int, int, str | None]]:
         # llama-bench's model column: "qwen35 27B", "qwen3moe 30B.A3B" (architecture, then size)
         ver = m.group("v") + (f".{m.group('v2')}" if m.group("v2") else "")
         name = f"Qwen{ver}-{m.group('size')}B" + (f"-A{m.group('act')}B" if m.group("act") else "")
+        out.append((name, m.start(), m.end(), name))
+    for m in _OLLAMA_DEFAULT.finditer(t):
+        # a bare Ollama name is its default tag: "llama3" is llama3:8b, "llama2" llama2:7b
+        name = _OLLAMA_DEFAULTS[m.group(0).lower()]
         out.append((name, m.start(), m.end(), name))
     for m in _OLLAMA.finditer(t):
         tag = m.group("tag").lower()

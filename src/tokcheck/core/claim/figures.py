@@ -162,7 +162,7 @@ _CHANGE_TO = re.compile(r"(?:(?<!up )(?<!up)\bto\b|\binto\b|(?<!达)(?<!能)(?<!
 # "从默认配置的 18 提升到调优后的 25": a change with words between 到 and its result
 _CHANGE_WORDY = re.compile(r"(?:提升|提高|降低?|升|增加|减少|压缩|缩短|翻)(?:到|至)[^\d,;.。，；]{1,12}$")
 # "at first … and … after tuning", "起初 … 后": a before/after narrative
-_BEFORE_WORDS = re.compile(r"at\s+first|initially|originally|at\s+the\s+start|before\s+(?:tuning|the|it)|起初|一开始|最初|原来|开启", re.I)
+_BEFORE_WORDS = re.compile(r"at\s+first|initially|originally|at\s+the\s+start|before\s+(?:tuning|the|it)|\buntil\b|起初|一开始|最初|原来|开启", re.I)
 _AFTER_WORDS = re.compile(r"\bafter\b|\bthen\b|\blater\b|\bnow\b|后|之后|然后|现在|关闭", re.I)
 # "5 tok/s; switching to llama.cpp … 190 tok/s", "只有 5 tok/s，换成 … 后 达到 190": a switch of
 # engine, model or setting between two figures is a before/after change too

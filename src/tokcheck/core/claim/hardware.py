@@ -151,7 +151,7 @@ def plural_after(t: str, hit: NameHit) -> bool:
 def gpu_memory_near(t: str, hit: NameHit) -> Hit | None:
     """Memory written with the GPU ("RTX 3090 24GB", "A100-80G", "24 GB 显存")."""
     after = t[hit.end:hit.end + 16]
-    m = re.match(r"\s*[\-_(]?\s*(?P<gb>\d{1,3})\s*(?:gb|g|gib)\b", after, re.I)
+    m = re.match(r"\s*[\-_(]?\s*(?P<gb>\d{1,3})\s*(?:gb|g|gib)\b(?!\s*/\s*s\b|ps\b)", after, re.I)
     if m:
         return float(m.group("gb")), hit.end, hit.end + m.end()
     m = re.search(r"(?P<gb>\d{1,3})\s*(?:gb|g)\b", t[hit.start:hit.end], re.I)
