@@ -786,3 +786,11 @@ def test_gpt_oss_f16_ggufs_keep_their_mxfp4_experts_and_the_widest_fitting_type_
     assert a.verdict == "plausible" and a.bound["hard_tok_s"] == pytest.approx(68.5, rel=0.05)
     b = analyze_claim(parse_claim("DeepSeek V4 Flash on a single H200 at home now runs at about 70 tokens/s"))
     assert b.verdict == "plausible" and b.bound["precision_reading"] == "Q3_K_M"
+
+
+def test_tensor_parallelism_keeps_the_weights_on_the_gpus():
+    """Llama 3 70B AWQ-INT4 is ~39.5 GB; two RTX 3060 12 GB hold 25.8 GB. Tensor parallelism is a
+    serving engine's layout, which does not spill weights to host memory: as stated it cannot run."""
+    a = analyze_claim(parse_claim("A pair of used RTX 3060 12 GB cards with tensor parallelism exposes 24 GB of total "
+                                  "VRAM and runs Llama 3 70B at AWQ-INT4 at 14 to 16 tokens per second"))
+    assert a.verdict == "implausible" and "do not fit" in a.explanations[0]

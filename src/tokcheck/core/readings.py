@@ -212,8 +212,10 @@ def read_setup(claim: Claim, gpu: GpuSpec | None, words: Words, notes: list[str]
         else None
     auto = not f.get("gpu_count") and not (foot.get("tensor_parallel") or foot.get("pipeline_parallel")) \
         and gpu.kind in ("datacenter", "amd_datacenter", "accelerator")
+    # tensor parallelism is a serving engine's layout (vLLM, SGLang), which keeps the weights on the GPUs
+    tensor_parallel = bool(foot.get("tensor_parallel")) or bool(re.search(r"tensor[\s\-]parallel", claim.text or "", re.I))
     can_offload = host is not None and (words.offload or engine in LOCAL_ENGINES or (
-        engine is None and gpu.kind not in ("datacenter", "amd_datacenter")))
+        engine is None and gpu.kind not in ("datacenter", "amd_datacenter") and not tensor_parallel))
     return Setup(gpu=gpu, count=count, tp=tp, pp=pp, replicas=replicas, why=why, memory_bytes=mem, host=host,
                  auto_count=auto, can_offload=can_offload)
 
