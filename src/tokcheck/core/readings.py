@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from tokcheck.core.architecture import ModelSpec, total_params
 from tokcheck.core.catalog import GIB, GpuSpec, gpus
 from tokcheck.core.claim import Claim
+from tokcheck.core.claim.numbers import NOT_RANGE_START
 from tokcheck.core.claim.words import engine_family
 from tokcheck.core.hostmem import HostMemory, find_host_memory
 from tokcheck.core.precision import (
@@ -57,8 +58,8 @@ def _gb(x: float) -> str:
 # claim's text and stays here until the reader reports it)
 
 _SINGLE = re.compile(r"single[\s\-](?:request|stream|user|sequence|query)|one\s+request|one\s+query|for\s+1\s+query|"
-                     r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)(?!\s*(?:-|–|—|~|～|to|至|到)\s*\d)|at\s+batch\s+1(?!\d)|\bbs\s*=?\s*1\b|"
-                     r"单请求|单并发|单用户|单路|单流|concurrency\s*(?:of\s*|=\s*)?1(?!\d)(?!\s*(?:-|–|—|~|～|to|至|到)\s*\d)", re.I)
+                     r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)" + NOT_RANGE_START + r"|at\s+batch\s+1(?!\d)|\bbs\s*=?\s*1\b|"
+                     r"单请求|单并发|单用户|单路|单流|concurrency\s*(?:of\s*|=\s*)?1(?!\d)" + NOT_RANGE_START, re.I)
 _CPU_ONLY = re.compile(r"cpu[\s\-]only|only\s+(?:the\s+)?cpu|pure[\s\-]cpu|纯\s*cpu|純\s*cpu|没有\s*gpu|無\s*gpu|"
                        r"without\s+(?:a\s+)?gpu|no\s+gpu|cpu\s+fallback", re.I)
 _ALL_EXPERTS_CPU = re.compile(r"--cpu-moe\b|exps\s*=\s*cpu|experts?\s+(?:weights?\s+|layers?\s+)?(?:on|to)\s+the\s+cpu|"

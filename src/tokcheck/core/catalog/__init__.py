@@ -174,9 +174,12 @@ def find_gpu(name: str) -> GpuSpec:
 
 def find_model(name: str) -> ModelSpec:
     """The catalog model for a loose name ("DeepSeek-V4-Flash", "Qwen3-30B-A3B", "llama 3.1 8b").
+    A size written in the name (billions of parameters) must be within :data:`SIZE_TOLERANCE` of
+    the model's total or active parameters: "DeepSeek-R1-Distill-Qwen-1.5B" is not DeepSeek R1.
 
     Raises:
-        TokcheckError: unknown or ambiguous name (one line, with the nearest names).
+        TokcheckError: unknown or ambiguous name, or a name whose size is not the matched model's
+            (one line, with the nearest names).
     """
     specs = models()
     spec = match_name("model", name, [(s.name, s.aliases, s) for s in specs])

@@ -19,7 +19,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from tokcheck.core.claim.numbers import MULTIPLIER, NUMBER, QUALIFIER_AFTER, QUALIFIER_BEFORE, to_float
+from tokcheck.core.claim.numbers import (
+    INTEGER,
+    MULTIPLIER,
+    NOT_RANGE_START,
+    NUMBER,
+    QUALIFIER_AFTER,
+    QUALIFIER_BEFORE,
+    RANGE_JOIN,
+    to_float,
+)
 
 #: What a figure measures.
 METRICS = ("ttft", "tpot", "e2e_latency", "generation_tok_s", "e2e_tok_s", "aggregate_throughput", "prefill_tok_s")
@@ -55,6 +64,8 @@ _FIGURE_CN = re.compile(
 
 # "速度 2.5token": a speed written as a bare count of tokens after the word for speed
 _SPEED_TOKENS = re.compile(rf"(?:速度|speed)\s*(?:为|是|约|:|：)?\s*(?P<num>{NUMBER})\s*(?:个\s*)?tokens?(?![/\w])", re.I)
+# … and the list after it: "，8192 时 3.2token，4096 时 3.9token"
+_SPEED_TOKENS_MORE = re.compile(rf"(?:^|时|，|,|、)\s*(?P<num>{NUMBER})\s*(?:个\s*)?tokens?(?![/\w])", re.I)
 
 # Latency words: a bare "8.66 秒" or "35 ms" is a figure only near one of these.
 _LATENCY_WORDS = re.compile(
@@ -78,11 +89,11 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "scope": (
         ("request", r"single[\s\-](?:request|stream|user|sequence|batch|query|prompt)|one\s+(?:request|sequence|query|stream)|"
-                    r"for\s+(?:1|one)\s+(?:query|request|user|stream)|batch\s*(?:size\s*)?(?:of\s*)?(?:1|one)(?![\d.])(?!\s*(?:-|–|—|~|～|to|至|到)\s*\d)|单流|"
-                    r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)(?!\s*(?:-|–|—|~|～|to|至|到)\s*\d)|\bbs\s*=?\s*1(?!\d)|\bbs1\b|"
-                    r"concurrency\s*(?:of\s*|=\s*)?1(?!\d)(?!\s*(?:-|–|—|~|～|to|至|到)\s*\d)|"
+                    r"for\s+(?:1|one)\s+(?:query|request|user|stream)|batch\s*(?:size\s*)?(?:of\s*)?(?:1|one)(?![\d.])" + NOT_RANGE_START + r"|单流|"
+                    r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)" + NOT_RANGE_START + r"|\bbs\s*=?\s*1(?!\d)|\bbs1\b|"
+                    r"concurrency\s*(?:of\s*|=\s*)?1(?!\d)" + NOT_RANGE_START + r"|"
                     r"\bc\s*=\s*1(?!\d)|one\s+at\s+a\s+time|per[\s\-](?:request|stream|sequence)|单请求|单并发|单用户|单路|"
-                    r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)(?!\s*(?:-|–|—|~|～|to|至|到)\s*\d)"),
+                    r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)" + NOT_RANGE_START),
         ("user", r"per[\s\-]user|/\s*user|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),
         ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device|npu|hpu)|(?<![a-z])(?<!cpu)/\s*(?:gpu|card|npu|hpu|chip)\b|(?<=/s)/\s*(?:gpu|card|npu|hpu|chip)\b|each\s+gpu\s+(?:achieves|gets|reaches|delivers|does|serves|processes)|每\s*(?:张|块)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
         ("node", r"per[\s\-](?:node|server|machine|system|host)|/\s*node\b|each\s+node|每(?:个)?节点|每台|单机吞吐"),
@@ -105,11 +116,11 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"(?<![\d.])(?P<n>\d+)\s*(?:concurrent|parallel|simultaneous)\s*(?:requests?|users?|streams?|sequences?|sessions?|clients?)?",
     r"\b(?:at\s+)?(?P<n>one)\s+concurrent\s+(?:request|user|stream|sequence)",
     r"(?:concurrency|并发(?:数|量)?|并行数|batch[\s_\-]?size|\bbs|max[\s_\-]num[\s_\-]seqs|--parallel|-np)\s*"
-    r"(?:of|=|:|为|是|设为|设置为)?\s*(?P<n>\d{1,3}(?:,\d{3})+(?!\d|\.\d)|\d+)(?!\d|[.,]\d)",
+    r"(?:of|=|:|为|是|设为|设置为)?\s*(?P<n>" + INTEGER + r")(?!\d|[.,]\d)",
     r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*并发",
     r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
     r"batch(?:es)?\s+of\s+(?P<n>\d+)",
-    r"\bbatch\s*(?:size\s*)?(?:of\s*)?(?:=\s*)?(?P<n>\d{1,3}(?:,\d{3})+(?!\d|\.\d)|\d+)(?!\d|[.,]\d)(?!\s*-?\s*bits?\b)",
+    r"\bbatch\s*(?:size\s*)?(?:of\s*)?(?:=\s*)?(?P<n>" + INTEGER + r")(?!\d|[.,]\d)(?!\s*-?\s*bits?\b)",
     r"max(?:imum)?\s+(?P<n>\d+)\s+(?:sequences|seqs|concurrent)",
     r"(?:并发|并行)\s*(?:数|量)?\s*(?:均|都)?\s*(?:为|是|设为)\s*(?P<n>\d+)(?![\d.])",
     r"\bc\s*=\s*(?P<n>\d+)(?![\d.])",
@@ -288,10 +299,9 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         found.append(fig)
     for m in _SPEED_TOKENS.finditer(masked):
         # "速度 2.5token，8192 时 3.2token": a speed written as a bare token count, and the list after it
-        rx = re.compile(rf"(?:^|时|，|,|、)\s*(?P<num>{NUMBER})\s*(?:个\s*)?tokens?(?![/\w])", re.I)
         sentence_end = re.search(r"[。；;!?！？]", masked[m.end():])
         stop = m.end() + (sentence_end.start() if sentence_end else len(masked))
-        for n in [m, *rx.finditer(masked, m.end(), stop)]:
+        for n in [m, *_SPEED_TOKENS_MORE.finditer(masked, m.end(), stop)]:
             span = n.span("num")
             if not any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
                 found.append(Figure(value=to_float(n.group("num")), unit="tok/s", span=span,
@@ -524,7 +534,7 @@ _CAPACITY = re.compile(r"(?:可开|可以开|可支持|能开|能支持|最多�
 
 
 # The high end of a range of concurrencies: "1-4", "1 to 64", "1~32"
-_RANGE_TOP = re.compile(r"\s*(?:-|–|—|~|～|to|至|到)\s*(?P<hi>\d+)(?![\d.])(?!\s*(?:tok|token|t/s|ms|s\b|秒|%|gb))", re.I)
+_RANGE_TOP = re.compile(rf"\s*{RANGE_JOIN}\s*(?P<hi>\d+)(?![\d.])(?!\s*(?:tok|token|t/s|ms|s\b|秒|%|gb))", re.I)
 
 
 def concurrency_mentions(t: str, exclude: list[tuple[int, int]]) -> list[tuple[int, int, int]]:

@@ -34,14 +34,14 @@ def find_names(text: str, entries: list[tuple[str, tuple[str, ...]]], min_len: i
 _COUNT = rf"(?<![\d.])(?P<n>\d+|(?:{COUNT_WORDS})(?![a-z]))"
 _VENDOR = r"(?:nvidia\s+|amd\s+|geforce\s+|instinct\s+|tesla\s+|radeon\s+|huawei\s+|英伟达\s*|[昇升]腾\s*|华为\s*)?"
 _BEFORE = [re.compile(rx, re.I) for rx in (
-    rf"(?<![~\-])(?:(?P<m>\d+)\s*[x*×]\s*)?{_COUNT}\s*(?:x|\*|×)\s*(?:张|块|卡)?\s*{_VENDOR}(?:the\s+)?$",
+    rf"(?<![~\-])(?:(?P<m>\d+)\s*[x*]\s*)?{_COUNT}\s*(?:x|\*)\s*(?:张|块|卡)?\s*{_VENDOR}(?:the\s+)?$",
     rf"(?<![~\-]){_COUNT}\s+(?:used\s+|new\s+|identical\s+|older\s+|modded\s+|[a-z]+-[a-z]+\s+)?{_VENDOR}(?:rtx\s+)?$",
-    rf"(?:(?P<m>\d+)\s*[x*×]\s*)?(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|卡|颗|个)\s*{_VENDOR}$",
+    rf"(?:(?P<m>\d+)\s*[x*]\s*)?(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|卡|颗|个)\s*{_VENDOR}$",
     # "双 4090", "两 3090": a Chinese count written straight before a card's number
     rf"(?P<n>双|两)\s*{_VENDOR}(?:rtx\s*)?$",
 )]
 _AFTER = [re.compile(rx, re.I) for rx in (
-    r"^\s*(?:gpus?|cards?)?\s*(?:x|\*|×)\s*(?P<n>\d+)(?![\d.])",
+    r"^\s*(?:gpus?|cards?)?\s*(?:x|\*)\s*(?P<n>\d+)(?![\d.])",
     rf"^\s*(?:显卡)?\s*(?P<n>\d+|{CN_COUNT})\s*(?:张|块|卡|片)",
     r"^\s*\(\s*(?P<n>\d+)\s*(?:x|gpus?)\s*\)",
 )]

@@ -13,6 +13,12 @@ NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+
 MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "千": 1e3, "万": 1e4, "million": 1e6, "mn": 1e6, "m": 1e6,
                "百万": 1e6, "亿": 1e8, "billion": 1e9}
 MULTIPLIER = r"(?:thousand|million|billion|mn|百万|千|万|亿|k|m)"
+#: A word joining the ends of a range ("1-4", "1–4", "1~32", "1 to 64", "1 至 32").
+RANGE_JOIN = r"(?:-|–|—|~|～|to|至|到)"
+#: Placed after a number: it is not the low end of a range ("batch size 1" but not "batch size 1-4").
+NOT_RANGE_START = rf"(?!\s*{RANGE_JOIN}\s*\d)"
+#: A whole count, thousands separators allowed ("4,000"); never the start of a decimal.
+INTEGER = r"\d{1,3}(?:,\d{3})+(?!\d|\.\d)|\d+"
 
 #: Words before a number that qualify it, and the qualifier they give.
 QUALIFIER_BEFORE = (
