@@ -286,15 +286,19 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
         h = int(_get(cfg, "hidden_size", "n_embd", "d_model"))
         layers = int(_get(cfg, "num_hidden_layers", "n_layer", "num_layers"))
         heads = int(_get(cfg, "num_attention_heads", "n_head"))
-        vocab = int(cfg["vocab_size"])
+        vocab = int(_get(cfg, "vocab_size", "padded_vocab_size"))
     except (KeyError, TypeError, ValueError) as err:
         raise TokcheckError(f"config.json lacks a field the bound needs ({err}); need hidden_size, "
                             "num_hidden_layers, num_attention_heads, vocab_size") from None
     if min(h, layers, heads, vocab) <= 0:
         raise TokcheckError("config.json has a non-positive size field")
-    kv_heads = int(_get(cfg, "num_key_value_heads", default=heads))
-    head_dim = int(_get(cfg, "head_dim", default=h // heads))
-    inter = int(_get(cfg, "intermediate_size", "n_inner", "ffn_dim", default=4 * h) or 0)
+    # ChatGLM2/3 and GLM-4-9B (model_type chatglm) name their sizes Megatron's way: num_layers,
+    # padded_vocab_size, ffn_hidden_size (the SwiGLU width), kv_channels (the head width),
+    # multi_query_group_num (KV heads, when multi_query_attention), seq_length (the context)
+    groups = cfg.get("multi_query_group_num") if cfg.get("multi_query_attention") else None
+    kv_heads = int(_get(cfg, "num_key_value_heads", default=groups or heads))
+    head_dim = int(_get(cfg, "head_dim", "kv_channels", default=h // heads))
+    inter = int(_get(cfg, "intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size", default=4 * h) or 0)
     if mt == "qwen":  # Qwen (1): intermediate_size counts both halves of its gated MLP (w1, w2)
         inter //= 2
 
@@ -389,7 +393,7 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
         vocab_size=vocab,
         tie_embeddings=bool(cfg.get("tie_word_embeddings", False)),
         attention=attention,
-        attention_bias=bool(cfg.get("attention_bias", False)),
+        attention_bias=bool(_get(cfg, "attention_bias", "add_qkv_bias", default=False)),
         q_lora_rank=int(cfg.get("q_lora_rank") or 0),
         kv_lora_rank=int(cfg.get("kv_lora_rank") or 0),
         qk_nope_head_dim=int(cfg.get("qk_nope_head_dim") or 0),
@@ -420,7 +424,7 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
         index_topk=int(cfg.get("index_topk") or 0),
         hc_mult=int(cfg.get("hc_mult") or 0),
         mtp_layers=int(_get(cfg, "num_nextn_predict_layers", "mtp_num_hidden_layers", default=0) or 0),
-        max_position_embeddings=cfg.get("max_position_embeddings"),
+        max_position_embeddings=_get(cfg, "max_position_embeddings", *(("seq_length",) if mt == "chatglm" else ())),
         released_weights=dict(released),
         released_detail=str(detail or ""),
         total_params_stated=meta.get("total_params_stated"),
