@@ -107,3 +107,72 @@ def test_added_model_shapes():
     assert (l13.hidden_size, l13.num_heads, l13.num_layers, l13.max_position_embeddings) == (5120, 40, 40, 2048)
     m3 = find_model("Ministral 3 3B")  # hidden 3072, 26 layers, 32/8 heads, tied 131072 vocabulary
     assert (m3.hidden_size, m3.num_layers, m3.num_kv_heads, m3.tie_embeddings) == (3072, 26, 8, True)
+
+
+# ------------------------------------------------------------------ devices
+
+from tokcheck.core.catalog import find_gpu, gpus  # noqa: E402
+from tokcheck.core.claim import parse_claim  # noqa: E402
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("Radeon AI PRO R9700", "Radeon AI PRO R9700"), ("AMD Radeon AI PRO R9700", "Radeon AI PRO R9700"),
+    ("R9700", "Radeon AI PRO R9700"),
+    ("MLU370-X8", "Cambricon MLU370-X8"), ("寒武纪 MLU370-X8", "Cambricon MLU370-X8"),
+    ("p150a", "Tenstorrent Blackhole p150"), ("p150b", "Tenstorrent Blackhole p150"),
+    ("Tenstorrent Blackhole p150a", "Tenstorrent Blackhole p150"), ("p100a", "Tenstorrent Blackhole p100a"),
+    ("Jetson AGX Orin 32GB", "Jetson AGX Orin 32GB"), ("AGX Orin 32GB", "Jetson AGX Orin 32GB"),
+    ("Jetson Orin NX 16GB", "Jetson Orin NX 16GB"), ("Jetson Orin NX", "Jetson Orin NX 16GB"),
+    ("Snapdragon X Elite", "Snapdragon X Elite"), ("Qualcomm Snapdragon X Elite", "Snapdragon X Elite"),
+    # neighbours keep resolving to themselves
+    ("RX 9070 XT", "RX 9070 XT"), ("9070 XT", "RX 9070 XT"), ("n150", "Tenstorrent Wormhole n150"),
+    ("n300", "Tenstorrent Wormhole n300"), ("Jetson AGX Orin", "Jetson AGX Orin 64GB"),
+    ("Jetson AGX Orin 64GB", "Jetson AGX Orin 64GB"), ("Jetson Orin Nano", "Jetson Orin Nano 8GB"),
+    ("Orin Nano Super", "Jetson Orin Nano Super"), ("Ryzen AI Max+ 395", "Ryzen AI Max+ 395"),
+    ("Atlas 300I Duo", "Atlas 300I Duo"), ("DGX Spark", "DGX Spark"),
+])
+def test_added_devices_resolve(query, expected):
+    assert find_gpu(query).name == expected
+
+
+def test_added_devices_numbers_match_their_sources():
+    r = find_gpu("R9700")  # TechPowerUp: 32 GB GDDR6, 644.6 GB/s; 64 CUs x 2.92 GHz x 1024
+    assert r.memory_gb == pytest.approx(32) and r.peak_bandwidth_bytes_per_s / 1e9 == pytest.approx(644.6)
+    assert r.bf16_dense_tflops == pytest.approx(64 * 2.92e9 * 1024 / 1e12, abs=0.05)
+    m = find_gpu("MLU370-X8")  # Cambricon: 48 GB LPDDR5, 614.4 GB/s, 96 TFLOPS FP16/BF16
+    assert m.memory_gb == pytest.approx(48) and m.peak_bandwidth_bytes_per_s / 1e9 == pytest.approx(614.4)
+    assert m.bf16_dense_tflops == 96
+    p150, p100 = find_gpu("p150a"), find_gpu("p100a")  # Tenstorrent spec page: 512 / 448 GB/s
+    assert (p150.memory_gb, p150.peak_bandwidth_bytes_per_s / 1e9) == (pytest.approx(32), pytest.approx(512))
+    assert (p100.memory_gb, p100.peak_bandwidth_bytes_per_s / 1e9) == (pytest.approx(28), pytest.approx(448))
+    assert p150.checked == "yes" and p150.bf16_dense_tflops is None  # rates not reconciled: blank
+    agx32, nx = find_gpu("Jetson AGX Orin 32GB"), find_gpu("Jetson Orin NX 16GB")
+    assert agx32.peak_bandwidth_bytes_per_s / 1e9 == pytest.approx(204.8) and agx32.memory_gb == pytest.approx(32)
+    assert nx.peak_bandwidth_bytes_per_s / 1e9 == pytest.approx(102.4) and nx.memory_gb == pytest.approx(16)
+    x = find_gpu("Snapdragon X Elite")  # 8 x 16 bit x 8533 MT/s, Qualcomm's 136 GB/s
+    assert x.peak_bandwidth_bytes_per_s / 1e9 == pytest.approx(136) and x.memory_gb == pytest.approx(64)
+    for g in (r, m, p150, p100, agx32, nx, x):
+        assert g.source and g.checked in ("yes", "partly", "no")
+    for g in (agx32, nx, x):
+        assert g.kind == "soc"  # unified memory: no host to offload to
+
+
+def test_host_memory_rows_are_in_tb_per_s():
+    """Seven host-memory rows carried their bandwidth in GB/s / 1000 (0.042656 'TB/s' was written
+    as 4.2656e-05): every host_memory row is channels x 8 B x MT/s."""
+    import re
+    for g in gpus():
+        if g.kind != "host_memory":
+            continue
+        m = re.match(r"(\d+|Dual|Quad)-channel DDR\d-(\d+)$", g.name)
+        ch = {"Dual": 2, "Quad": 4}.get(m.group(1)) or int(m.group(1))
+        assert g.peak_bandwidth_bytes_per_s == pytest.approx(ch * 8 * int(m.group(2)) * 1e6), g.name
+
+
+@pytest.mark.parametrize("text, gpu", [
+    ("Qwen3-8B on a Jetson Orin NX 16GB: 12 tok/s", "Jetson Orin NX 16GB"),
+    ("Llama 3.1 8B on a Radeon AI PRO R9700: 70 tok/s", "Radeon AI PRO R9700"),
+    ("Llama 3.1 8B on an RX 9070 XT: 70 tok/s", "RX 9070 XT"),
+])
+def test_names_in_claims(text, gpu):
+    assert parse_claim(text).fields["gpu"] == gpu
