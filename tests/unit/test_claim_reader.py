@@ -932,3 +932,54 @@ def test_bare_ollama_names_are_their_default_tags_a_bandwidth_is_no_memory_and_u
                 "offloaded its layers to the GPU, after which it generated 75.91 tokens per second.")
     assert h.value == 75.91
     assert parse_claim("ExLlamaV2 lists Llama2 70B at EXL2 2.5 bpw at 37 t/s on a 4090").fields["model"] == "Llama 2 70B"
+
+
+def test_in_chinese_the_words_before_a_figure_are_its_own_and_a_full_stop_ends_the_sentence():
+    # paraphrase of a Chinese article's table (RTX 4090, Qwen3-14B): FP8 goes with 80, BF16 with 42;
+    # the batch size of the next sentence is not read into the third figure's role
+    t = ("文章表格称在 RTX 4090 上，Qwen3-14B 的 FP8 量化版占 14 GB 显存、推理速度 80 token/s，BF16 原模占 28 GB、约 "
+         "42 token/s，GPTQ-4bit 约 75 token/s。这些数字被说成是 128k 上下文、batch_size=1、prefill 与 decode 混合负载下的实测均值。")
+    c, h = head(t)
+    assert (h.value, c.fields["precision"], c.fields["concurrency"]) == (80.0, "FP8", 1)
+    assert [f.metric for f in c.figures] == ["generation_tok_s"] * 3
+    assert "gpu_memory_gb" not in c.fields  # 占 14 GB 显存 is what the run took, not the card's memory
+
+
+def test_sixteen_bit_words_and_mlc_codes_name_the_weights_and_a_full_precision_kv_cache_does_not():
+    assert parse_claim("MLX LM ran Llama 3.1 70B in 16-bit precision at 4.7 toks/sec on an M2 Ultra").fields["precision"] == "full"
+    c = parse_claim("On a Jetson AGX Orin 64GB, Qwen3-8B decoded at ~20.2 TPS in W16A16, ~35.5 in W8A16 and ~52.2 in W4A16")
+    assert c.fields["precision"] == "full"
+    assert parse_claim("llama-7B with MLC LLM on an RTX 3080Ti using q8f16_0 gives about 10 tok/s").fields["precision"] == "INT8"
+    assert parse_claim("Llama-2-7b with MLC LLM q4f16_1 runs at 30 tok/s on an RTX 3060").fields["precision"] == "INT4"
+    c = parse_claim("gpt-oss-20b in MXFP4 generates 642.5 tok/s at 5 concurrent requests on an RTX Pro 6000 "
+                    "Blackwell, with no speculative decoding and a full-precision KV cache.")
+    assert c.fields["precision"] == "MXFP4"
+    # a named type next to the full-size words still says more ("满血版" names the full model)
+    c = parse_claim("i9-13900K 加 RTX4090 在 4bit 量化下运行 DeepSeek-R1 满血版（671B）可达 7.3tokens/s 的生成速度")
+    assert c.fields["precision"] == "INT4"
+
+
+def test_a_size_before_a_name_a_tag_after_a_size_and_a_family_given_its_size_by_the_figure():
+    # "a 7B LLaMA … model" is the first LLaMA's 7B; "Qwen3-4B-VL" is the vision model, not Qwen3-4B
+    assert parse_claim("llama.cpp produced 75.91 tokens per second for a 7B LLaMA Q4_1 model on an A100").fields["model"] == "LLaMA 7B"
+    assert parse_claim("On a Jetson AGX Orin 64GB, Qwen3-4B-VL decoded at ~20.2 TPS").fields["model"] == "Qwen3-VL-4B"
+    # a size and a name the catalog does not know, nearer the figure than a bare family name
+    c = parse_claim("tinygrad's llama3 example with the 70B Nemotron model in int8 on an M4 Max went from 3.04 tok/s "
+                    "to 5.94 tok/s")
+    assert c.fields["model"] == "Nemotron-70B" and c.unknown_names[0]["words"] == "Nemotron-70B"
+    # DeepSeek-R1 named for an article, "70B 参数模型" for the figure: Ollama's deepseek-r1:70b
+    c = parse_claim("文章给出的 DeepSeek-R1 消费级方案为 RTX 4090×2 配 128GB 内存：70B 参数模型 FP16 精度下吞吐量 12tokens/s")
+    assert c.fields["model"] == "DeepSeek-R1-Distill-Llama-70B"
+    assert parse_claim("DeepSeek-R1 671B 模型在 8 卡 H200 上 20 tok/s").fields["model"] == "DeepSeek R1"
+
+
+def test_a_model_compared_with_is_not_the_claims_model_and_a_cpu_named_before_the_figure_is_its_device():
+    c = parse_claim("在 Jetson AGX Orin 上用 llama.cpp 推理 MiniCPM4.1 的 Q4_K_M 模型只得到 25t/s 的输出速度，与同等量化的 "
+                    "qwen3 8b 差不多")
+    assert c.fields.get("model") is None
+    assert parse_claim("Qwen3-8B runs at 60 tok/s on a 4090, faster than Llama 3.1 8B").fields["model"] == "Qwen3-8B"
+    c = parse_claim("用同一款模型各跑一輪，以 x86 CPU 運算的 Mini PC 平均 1.45 tok/s，MacBook Air M3 平均 9.75 tok/s")
+    assert c.fields["gpu"] == "CPU" and "gpu_count" not in c.fields
+    # a memory written with a GPU picks the row of that memory
+    c = parse_claim("Orin AGX(32G)上 InternLM2-1.8B 为 56.57 token/s")
+    assert (c.fields["gpu"], c.fields["gpu_memory_gb"]) == ("Jetson AGX Orin 32GB", 32.0)

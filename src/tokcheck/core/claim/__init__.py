@@ -140,7 +140,7 @@ class Claim:
 
 # A CPU device written before a headline ("on a Raspberry Pi 5", "on an EPYC 9754")
 _CPU_DEVICE_BEFORE = re.compile(r"raspberry\s*pi(?:\s*\d)?|树莓派|\bepyc\s+\d{4}\w*|\bxeon\b[\w\s\-]{0,16}?\d{4}\w*|"
-                                r"\bi[3579][\s\-]\d{4,5}[a-z]*\b", re.I)
+                                r"\bi[3579][\s\-]\d{4,5}[a-z]*\b|\bx86\s*cpu|(?:以|用|靠)\s*cpu\s*(?:运算|计算|推理|跑)|\bcpu[\s\-]only\b", re.I)
 # A CPU's name: the device when no GPU is named ("a 70B Q4 model at 7-8 tok/s on an EPYC 9754")
 _CPU_NAMED = re.compile(r"\b(?:epyc|xeon|threadripper|ampereone|altra|graviton)\b|\bcore\s+(?:ultra\s+)?i?[3579]\b|"
                         r"\bi[3579][\s\-]\d{4,5}[a-z]*\b|\bryzen\s+(?:[3579]|ai\s+(?:9\s+)?(?:hx\s+)?3\d\d)\b", re.I)
@@ -175,6 +175,14 @@ _SIZE_IN_BRACKETS = re.compile(rf"(?<![\w.\-])(?P<fam>(?:{_FAMILY_NAMES})[\s\-]?
                                r"\(\s*(?P<size>\d+(?:\.\d+)?)\s*[bB]\s*\)", re.I)
 _BENCH_ARCH = re.compile(r"(?<![\w.\-])qwen(?P<v>\d)(?P<v2>\d)?(?:moe|next)?\s+(?P<size>\d+(?:\.\d+)?)\s*B"
                          r"(?:\.A(?P<act>\d+(?:\.\d+)?)B)?(?![\w])", re.I)
+
+
+# A size written before a family's name: "the 70B Nemotron model", "a 7B LLaMA Q4_1 model"
+_SIZE_THEN_NAME = re.compile(r"(?<![\w.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s+(?P<name>[A-Z][A-Za-z]+\d*(?:\.\d+)?|[a-z]+\d+(?:\.\d+)?)"
+                             r"(?=[\s,)]|$)(?<!\bMoE)(?<!\bLLM)(?<!\bGGUF)")
+# A tag that makes another model of a sized name: "Qwen3-4B-VL" is Qwen3-VL-4B, not Qwen3-4B
+_OTHER_MODEL_TAG = r"VL|Vision|Omni|Coder|Math|Guard|Embedding|Reranker|Audio"
+_TAG_AFTER_SIZE = re.compile(rf"(?<![\w.\-])(?P<fam>[A-Za-z]+[\d.]*)-(?P<size>\d+(?:\.\d+)?[bB])-(?P<tag>{_OTHER_MODEL_TAG})(?![A-Za-z])", re.I)
 
 
 #: Ollama's default tags for its bare model names (ollama.com/library: llama2 → 7b, llama3 → 8b,
@@ -218,6 +226,12 @@ def _model_candidates(t: str) -> list[tuple[str, int, int, str | None]]:
         # llama-bench's model column: "qwen35 27B", "qwen3moe 30B.A3B" (architecture, then size)
         ver = m.group("v") + (f".{m.group('v2')}" if m.group("v2") else "")
         name = f"Qwen{ver}-{m.group('size')}B" + (f"-A{m.group('act')}B" if m.group("act") else "")
+        out.append((name, m.start(), m.end(), name))
+    for m in _SIZE_THEN_NAME.finditer(t):
+        name = f"{m.group('name')}-{m.group('size')}B"
+        out.append((name, m.start(), m.end(), name))
+    for m in _TAG_AFTER_SIZE.finditer(t):
+        name = f"{m.group('fam')}-{m.group('tag')}-{m.group('size')}"
         out.append((name, m.start(), m.end(), name))
     for m in _OLLAMA_DEFAULT.finditer(t):
         # a bare Ollama name is its default tag: "llama3" is llama3:8b, "llama2" llama2:7b
@@ -341,6 +355,8 @@ def _inside_other_model(t: str, start: int, end: int) -> bool:
     Qwen model distilled from R1), not "Llama-3.1-8B" in "Llama-3.1-8B-Instruct"."""
     from tokcheck.core.catalog import find_model
 
+    if re.match(rf"-(?:{_OTHER_MODEL_TAG})(?![A-Za-z])", t[end:end + 12], re.I):
+        return True  # "Qwen3-4B-VL": the vision model of that size
     if re.search(r"\d\s*[bBmM]$", t[start:end]):
         return False  # the catalog name carries its own size
     for m in _MODEL_LIKE.finditer(t, max(0, start - 1)):
@@ -372,6 +388,17 @@ def _unknown_model(t: str, notes: list, unknown: list) -> tuple[str, tuple[int, 
     return name, span
 
 
+def _is_compared_model(t: str, h: "_ModelHit") -> bool:
+    """Whether the model at ``h`` is the one the claim is compared with, not the one it ran ("…
+    25 t/s，与同等量化的 qwen3 8b 差不多", "faster than Llama 3.1 8B", "compared with Qwen3-8B")."""
+    before = t[max(0, h.start - 24):h.start]
+    if re.search(r"(?:\bthan|compared\s+(?:to|with)|\bversus|\bvs\.?|\bsimilar\s+to|\bas\s+fast\s+as|相比于?|相较于?|比起)"
+                 r"\s*(?:the|an?)?\s*$", before, re.I):
+        return True
+    return bool(re.search(r"(?:与|和|跟|同)[^,.;，。；]{0,10}$", before)
+                and re.match(r"[^,.;，。；]{0,8}?(?:差不多|相当|相近|一样|类似|持平|相比|对比)", t[h.end:h.end + 16]))
+
+
 def _is_draft(t: str, start: int, end: int) -> bool:
     """Whether the words at ``start:end`` name the draft model of speculative decoding ("a
     llama3.2 1b-instruct q4_0 draft", "draft model Qwen3-0.6B")."""
@@ -385,20 +412,23 @@ def _unknown_near(t: str, hits: list, head_start: int, known) -> tuple[str, str]
     from tokcheck.core.catalog import find_model
 
     best = None
-    for m in _MODEL_LIKE.finditer(t):
-        s, e = m.span("m")
+    shaped = [(m.start("m"), m.end("m"), m.group("m").strip(), m.group("m")) for m in _MODEL_LIKE.finditer(t)]
+    # "the 70B Nemotron model": a size before a capitalised name the catalog does not know
+    shaped += [(m.start(), m.end(), f"{m.group('name')}-{m.group('size')}B", m.group(0)) for m in _SIZE_THEN_NAME.finditer(t)
+               if m.group("name")[0].isupper() and re.match(r"[\s\w.\-]{0,24}?\bmodel", t[m.end():m.end() + 32], re.I)]
+    for s, e, name, words in sorted(shaped):
         if e > head_start or any(h.start < e and s < h.end for h in hits) or _is_draft(t, s, e):
             continue
         try:
-            find_model(m.group("m"))
+            find_model(name)
             continue
         except TokcheckError:
-            best = m
-    if best is None or (known is not None and best.start("m") < known.start < head_start):
+            best = (s, e, name, words)
+    if best is None or (known is not None and best[0] < known.start < head_start):
         return None
-    if re.search(r"[.;!?。；！？](?:\s|$)", t[best.end("m"):head_start]):
+    if re.search(r"[.;!?。；！？](?:\s|$)", t[best[1]:head_start]):
         return None  # in an earlier sentence
-    return best.group("m").strip(), best.group("m")
+    return best[2], best[3]
 
 
 def _note_unknown_model(name: str, notes: list, unknown: list) -> None:
@@ -433,6 +463,31 @@ def _family_and_size(t: str, head) -> "_ModelHit | None":
         return None
     return _ModelHit(spec.name, fam.start(), fam.end(), f"{fam.group(0)} … {size.group(1)}B",
                      note=f"{fam.group(0)!r} with {size.group(1)}B by the figure read as {spec.name}")
+
+
+_SIZED_MODEL = re.compile(r"(?<![\w.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s*(?:参数|參數)?\s*的?\s*(?:模型|models?\b|版本?|version\b)", re.I)
+
+
+def _other_size_of_family(t: str, mh: "_ModelHit", head) -> "_ModelHit | None":
+    """A family named first and a size written for the headline ("DeepSeek-R1 方案 …：70B 参数模型 …
+    12 tokens/s"): the family's model of that size (Ollama's deepseek-r1:70b, the 70B distill),
+    where it differs from the named model's own size by more than a quarter; else None."""
+    from tokcheck.core.architecture import total_params
+    from tokcheck.core.catalog import find_model
+
+    sizes = [m for m in _SIZED_MODEL.finditer(t, mh.end, head.span[0])]
+    if not sizes or re.search(r"[.;!?。；！？](?:\s|$)", t[sizes[-1].end():head.span[0]]):
+        return None
+    size = float(sizes[-1].group("size"))
+    try:
+        named = total_params(find_model(mh.name)) / 1e9
+        spec = find_model(f"{mh.words.strip()}:{sizes[-1].group('size')}b")
+    except (TokcheckError, ValueError):
+        return None
+    if spec.name == mh.name or abs(named - size) / size <= 0.25:
+        return None
+    return _ModelHit(spec.name, mh.start, mh.end, f"{mh.words} … {sizes[-1].group(0)}",
+                     note=f"{mh.words!r} with {sizes[-1].group(0)!r} by the figure read as {spec.name}")
 
 
 def _nearest_before(hits: list, start: int, text: str | None = None):
@@ -558,6 +613,9 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
             pass
     if mem:
         f["gpu_memory_gb"], src["gpu_memory_gb"] = mem[0], t[h.start:mem[2]]
+        sibling = _memory_variant(f["gpu"], mem[0])
+        if sibling:  # "Jetson AGX Orin (32GB)", "Orin AGX(32G)": the row of that memory
+            f["gpu"], src["gpu"] = sibling, t[h.start:mem[2]]
     if "gpu_count" not in f:  # the same GPU named again with its count ("Two RTX 3090s (3090 24GB * 2)")
         counts = [c for o in own if o.name == h.name and (c := gpu_count_near(t, o))]
         if counts:
@@ -580,6 +638,23 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
         f["gpu_count"], src["gpu_count"] = total, t[group[0].start:group[-1].end]
         foot.pop("_singular", None)
         notes.append(f"a rig of {total} GPUs: {t[group[0].start:group[-1].end]!r}")
+
+
+def _memory_variant(name: str, gb: float) -> str | None:
+    """The catalog row that differs from GPU ``name`` only in its memory and has ``gb`` of it
+    ("Jetson AGX Orin 64GB" with 32 GB stated → "Jetson AGX Orin 32GB"), else None."""
+    from tokcheck.core.catalog import gpus
+
+    def stem(n: str) -> str:
+        return re.sub(r"\s*\d+\s*gb\b", "", n, flags=re.I).strip().lower()
+
+    rows = {g.name: g for g in gpus()}
+    here = rows.get(name)
+    if here is None or here.memory_gb is None or abs(here.memory_gb - gb) < 0.5:
+        return None
+    same = [g for g in rows.values() if g.name != name and stem(g.name) == stem(name)
+            and g.memory_gb is not None and abs(g.memory_gb - gb) < 0.5]
+    return same[0].name if len(same) == 1 else None
 
 
 def _looks_like_length(t: str, m: re.Match) -> bool:
@@ -672,6 +747,7 @@ def parse_claim(text: str) -> Claim:
             f["gpu"], src["gpu"] = "CPU", cpu.group(0)
     # a draft model's name is not the claim's model ("with a llama3.2 1b q4_0 draft")
     targets = [h for h in model_hits if not _is_draft(t, h.start, h.end)] or model_hits
+    targets = [h for h in targets if not _is_compared_model(t, h)]
     mh = _nearest_before(targets, head.span[0])
     um = _unknown_near(t, model_hits, head.span[0], mh)
     if um is not None:
@@ -680,6 +756,8 @@ def parse_claim(text: str) -> Claim:
         mh = None
         f["model"], src["model"] = um
         _note_unknown_model(um[0], notes, unknown)
+    if mh is not None and um is None:
+        mh = _other_size_of_family(t, mh, head) or mh
     if mh is None and "model" not in f:
         fam = _family_and_size(t, head)
         if fam is not None:

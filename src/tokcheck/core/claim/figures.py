@@ -29,6 +29,7 @@ from tokcheck.core.claim.numbers import (
     RANGE_JOIN,
     to_float,
 )
+from tokcheck.core.claim.text import SENTENCE_END
 
 #: What a figure measures.
 METRICS = ("ttft", "tpot", "e2e_latency", "generation_tok_s", "e2e_tok_s", "aggregate_throughput", "prefill_tok_s")
@@ -167,7 +168,7 @@ _UNIT_AGAIN = {"tok/s": r"tok/s(?:ec)?|tokens?/s|t/s", "s": r"s|秒", "ms": r"ms
 _CONTRAST = re.compile(r"\bbut\b|\bwhile\b|\bwhereas\b|\bversus\b|\bvs\.?|\bhowever\b|;|但是?|而|然而|相比之下", re.I)
 # Words that set two results against each other (theirs vs mine), which is not a change of one.
 _SET_AGAINST = re.compile(r"而|whereas|相比|对比|相较", re.I)
-_BOUNDARY = re.compile(r"[;!?\n]|\.(?!\d)(?=\s|$)|。")
+_BOUNDARY = re.compile(SENTENCE_END + "|。")
 _SPLIT = re.compile(r",|;|\band\b|\bwith\b|\bwhile\b|\bversus\b|\bvs\.?|\bor\b|\bbut\b|而|和|与|以及|但|对比|相比|→|->")
 _CHANGE_TO = re.compile(r"(?:(?<!up )(?<!up)\bto\b|\binto\b|(?<!达)(?<!能)(?<!可)到|至|降到|降至|提升到|提升至|升到|升至|提高到|翻到|变为|→|->)\s*$", re.I)
 # "从默认配置的 18 提升到调优后的 25": a change with words between 到 and its result

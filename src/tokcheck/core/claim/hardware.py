@@ -165,8 +165,8 @@ def gpu_memory_anywhere(t: str) -> Hit | None:
     m = (re.search(r"(?:显存|vram|gpu\s+memory)\s*(?:of|=|:|为|是)?\s*(?P<gb>\d{1,3})\s*(?:gb|g|gib)\b(?!\s*(?:占用|used))", t, re.I)
          or re.search(r"(?<![\d.])(?<![\d.][\-–~])(?P<gb>\d{1,3})\s*(?:gb|g|gib)\s*(?:of\s+)?(?:vram|显存|unified(?:\s+memory)?|统一内存|统一记忆体)"
                       r"(?!\s*(?:占用|used|usage))", t, re.I))
-    if m and re.search(r"(?:using|uses|used|use|consum\w*|占用|用了|about|~)\s*$", t[max(0, m.start() - 12):m.start()], re.I):
-        return None  # "using 4.3 GB of VRAM": what the run took, not the card's memory
+    if m and re.search(r"(?:using|uses|used|use|consum\w*|tak(?:es|ing)|took|occup\w+|占用?|用了|吃了?|about|~)\s*$", t[max(0, m.start() - 12):m.start()], re.I):
+        return None  # "using 4.3 GB of VRAM", "占 14 GB 显存": what the run took, not the card's memory
     if m:
         return float(m.group("gb")), m.start(), m.end()
     return None

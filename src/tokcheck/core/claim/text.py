@@ -62,3 +62,9 @@ def normalise(text: str) -> str:
         n = unicodedata.normalize("NFKC", ch)
         out.append(n if len(n) == 1 else ch)
     return _simplified("".join(out))
+
+
+#: Where a sentence or clause ends in normalised text: ";", "!", "?", a line break, or a full stop
+#: that is not a decimal point — followed by a space, the end, or a Chinese character
+#: (normalise turns "。" into "." with no space after it).
+SENTENCE_END = r"[;!?\n]|\.(?!\d)(?=\s|$|[\u3400-\u9fff])"

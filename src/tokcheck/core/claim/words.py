@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from tokcheck.core.claim.numbers import NUMBER, to_float
+from tokcheck.core.claim.text import SENTENCE_END
 
 Hit = tuple[object, int, int]  # (value, start, end) in the normalised text
 
@@ -31,14 +32,22 @@ _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("5bpw", r"\b5[\s\-]?bits?\b"),
     ("INT3", r"\b3[\s\-]?bits?\b"),
     ("INT2", r"\b2[\s\-]?bits?\b"),
-    ("BF16", r"\bbf16\b|\bbfloat16\b|\b16[\s\-]?bit\s+weights"),
+    ("BF16", r"\bbf16\b|\bbfloat16\b"),
     ("FP16", r"\bfp16\b|\bfloat16\b|\bhalf[\s\-]precision\b|半精度|\bf16\b|\bdtype[\s=:]*half\b"),
     ("FP32", r"\bfp32\b|\bfloat32\b|\bf32\b|单精度"),
+    # MLC LLM's quantization codes: q4f16_1 is 4-bit weights with FP16 compute, q0f16 no quantization
+    ("INT8", r"\bq8f(?:16|32)_\d\b"),
+    ("INT4", r"\bq4f(?:16|32)_\d\b"),
+    ("INT3", r"\bq3f(?:16|32)_\d\b"),
+    ("FP16", r"\bq0f16\b"),
+    ("FP32", r"\bq0f32\b"),
 )
 _FULL_WORDS = re.compile(r"full[\s\-]precision|full[\s\-]weights?|original[\s\-](?:weights|precision|model)|"
                          r"unquantized|un-quantized|non-quantized|not\s+(?:a\s+)?quantized|no[\s\-]quant\w*|"
                          r"without\s+quantization|全精度|满血|原版权重|原始权重|未量化|无量化|不量化|非量化|没有量化|"
-                         r"fp16/bf16|bf16/fp16", re.I)
+                         r"fp16/bf16|bf16/fp16|"
+                         # 16-bit weights with no type named: BF16 or FP16, the released width
+                         r"\b16[\s\-]?bits?\b|\bw16a16\b|16\s*位(?:精度|权重)?", re.I)
 _NO_QUANT = re.compile(r"unquantized|un-quantized|non-quantized|not\s+(?:a\s+)?quantized(?:\s+version)?|"
                        r"no[\s\-]quant\w*|without\s+(?:any\s+)?quantization|未量化|无量化|不量化|非量化|没有量化|"
                        r"不做量化|无需量化", re.I)
@@ -93,17 +102,24 @@ def _pick(mentions: list[Hit], near: int | None, figures: list[tuple[int, int]] 
     if near is None or not figures:
         return min(mentions, key=lambda h: h[1])
 
+    chinese = len(re.findall(r"[\u3400-\u9fff]", text)) >= 8
+
     def dist(h: Hit, f: tuple[int, int]) -> int:
         a, b = (h[2], f[0]) if h[2] <= f[0] else (f[1], h[1])
         gap = max(b - a, 0)
         between = re.sub(r"\([^()]{0,12}\)", "", text[a:b]) if text else ""  # "llama.cpp (CPU) 约 15-30"
-        far = 40 if text and re.search(r"[,;(。]|\.\s", between + " ") else 0
+        far = 0
+        if text and re.search(r"[,;(。，；（]|" + SENTENCE_END, between + " "):
+            # a comma between; in Chinese the words that describe a figure come before it ("FP8
+            # 量化版占 14 GB 显存、推理速度 80 token/s"), so after a figure they open the next item
+            # ("80 token/s，BF16 原模 … 42"); English also writes them after ("57.6 t/s with IQ3_K_R4")
+            far = 80 if h[2] > f[0] and chinese else 40
         if text and h[2] <= f[0] and re.search(r"\bagainst\b|\bversus\b|\bvs\.?|compared\s+(?:to|with)|相比|对比|而", between, re.I):
             far += 80  # "… at 4.0bpw, against the 164 t/s": words before "against" are the figure before's
         return gap + far
 
     def clause(pos: int) -> int:  # clauses end at ";", "。", "!", "?" or a full stop
-        return len(re.findall(r"[;!?。]|\.(?=\s)", text[:pos])) if text else 0
+        return len(re.findall(SENTENCE_END + "|[。；！？]", text[:pos])) if text else 0
 
     def owner(h: Hit) -> int:
         for i, j in chains or ():
@@ -197,7 +213,7 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
                 out.setdefault("kv_cache_dtype", (name, m.start(), m.end()))
             elif not _negated(t, m.start()):
                 mentions.append((name, m.start(), m.end()))
-    full = _FULL_WORDS.search(t)
+    full = next((m for m in _FULL_WORDS.finditer(t) if not _is_kv(t, m.start(), m.end())), None)
     if full:
         mentions.append(("full", full.start(), full.end()))
     mentions = _own_mentions(t, mentions)
@@ -205,8 +221,13 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
     pick = _pick(mentions, near, figures, t, chains)
     if pick is not None and pick[0] == "full" and any(h[0] != "full" for h in mentions):
         # "full precision … BF16": a named type says more than the words "full precision"
+        # — where nothing else is between them: "20.2 TPS in W16A16, ~35.5 in W8A16" keeps 16-bit
         typed = [h for h in mentions if h[0] != "full"]
-        pick = _pick(typed, near, figures, t, chains) or pick
+        alt = _pick(typed, near, figures, t, chains)
+        lo, hi = sorted((alt, pick), key=lambda h: h[1]) if alt else (pick, pick)
+        if alt is not None and hi[1] - lo[2] <= 60 and not any(lo[2] <= f[0] < hi[1] for f in figures or ()) \
+                and not re.search(r"(?<![\w.\-])~?\d+(?:\.\d+)?(?![\w.\-])", t[lo[2]:hi[1]]):
+            pick = alt
     if pick is not None:
         out["precision"] = pick
         if pick in gguf:
