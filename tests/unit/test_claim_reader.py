@@ -983,3 +983,57 @@ def test_a_model_compared_with_is_not_the_claims_model_and_a_cpu_named_before_th
     # a memory written with a GPU picks the row of that memory
     c = parse_claim("Orin AGX(32G)上 InternLM2-1.8B 为 56.57 token/s")
     assert (c.fields["gpu"], c.fields["gpu_memory_gb"]) == ("Jetson AGX Orin 32GB", 32.0)
+
+
+def test_single_request_throughput_a_thousands_batch_a_size_by_the_figure_and_compute_formats():
+    c, h = head("在昇腾 NPU 环境上部署 Llama-2-7b：单请求吞吐量稳定在 15.6-17.6 tokens/秒，batch=4 时总吞吐量达 63.33 tokens/秒")
+    assert (h.metric, h.scope, c.fields["concurrency"]) == ("generation_tok_s", "request", 1)
+    # "batch size 1,750" is not batch size 1: a rate at 1,750 in flight is their total
+    c, h = head("Gaudi 2 lists LLaMA 2 70b in fp8 on 2 HPUs at 2,844 tokens/sec with batch size 1,750")
+    assert (h.metric, h.scope, c.fields["concurrency"]) == ("aggregate_throughput", "aggregate", 1750)
+    c = parse_claim("Arm ran Llama 3 70B, Phi3-Mini 3.8B and Llama 3 8B with llama.cpp and Q_4_0_4_8 quantization on an "
+                    "AWS Graviton4 C8g.16xlarge instance. The 70B model reached 5-10 tokens per second.")
+    assert (c.fields["model"], c.fields["precision"], c.fields["gpu"]) == ("Llama 3.1 70B", "Q4_0_4_8", "CPU")
+    c = parse_claim("Neural Speed runs llama2-7b int4 (sym, g128, fp32 compute) at 8.6ms/token on an A770")
+    assert c.fields["precision"] == "INT4"
+
+
+def test_integrated_gpus_machines_of_datacenter_gpus_and_a_gpu_a_figure_is_likened_to():
+    c = parse_claim("On a mini PC whose Ryzen 7 5800U drives a Radeon Vega 8 iGPU from 64GB of DDR4-3200, Ollama "
+                    "generated 12.0 TPS with qwen3:30b-a3b at Q4_K_M.")
+    assert (c.fields["gpu"], c.fields["gpu_count"]) == ("Radeon Vega 8", 1)
+    assert parse_claim("A laptop's Intel UHD Graphics 620 ran Qwen3-4B at 6.07 tok/s").fields["gpu"] == "Intel UHD Graphics 620"
+    assert parse_claim("On a B200 machine, vLLM reached 10865.38 output tok/s").fields.get("gpu_count") is None
+    assert parse_claim("an RTX 4090 machine does 100 tok/s on Llama 3.1 8B").fields["gpu_count"] == 1
+    c = parse_claim("Qwen3-14B 的 FP8 量化版在 RTX 4090(24GB)上实测生成速度可达 80 token/s,接近 A100 水平的三分之二。")
+    assert (c.fields["gpu"], c.fields["gpu_count"]) == ("RTX 4090", 1)
+
+
+def test_pipeline_parallel_is_no_prefill_a_v_before_a_version_and_partial_layers_and_a_types_own_bpw():
+    c, h = head("NVIDIA's Max Throughput data for Llama 3.3 70B on 1x B200 (PP=1 TP=1, FP4, TensorRT-LLM 1.0) shows "
+                "9,922 tok/s for 128 input / 2,048 output tokens")
+    assert (h.metric, h.scope) == ("aggregate_throughput", "aggregate")
+    c = parse_claim("Qualcomm's card for Llama-v3-8B-Chat, quantized to w4a16 with a few w8a16 layers, lists 66.14 tokens "
+                    "per second on a Snapdragon 8 Elite with QNN")
+    assert (c.fields["model"], c.fields["precision"], c.fields["engine"]) == ("Llama 3.1 8B", "INT4", "QNN")
+    c = parse_claim("ByteShape's Q3_K_S-2.70bpw quant of Qwen3-30B-A3B hits 8.03 TPS in llama.cpp on a Raspberry Pi 5 "
+                    "at 2.70 BPW")
+    assert (c.fields["precision"], c.fields["quantization"]) == ("Q3_K_S", "GGUF")
+    assert parse_claim("BitNet b1.58 2B reaches 16.1 tok/s on a Raspberry Pi 5").fields["precision"] == "1.58bpw"
+
+
+@pytest.mark.parametrize("text, engine", [
+    ("DeepSeek-R1-Distill-Llama-8B in INT4 on a Core Ultra 7 NPU decodes at 6.10 tok/s with OpenVINO", "OpenVINO"),
+    ("赤兔推理引擎在 A800 上跑 DeepSeek-R1 达到 30 tokens/s", "Chitu"),
+    ("Using Distributed Llama over a gigabit switch, 8 Raspberry Pi 5 boards ran Llama 3 8B at ~14 tokens/second",
+     "distributed-llama"),
+    ("在 A100 上用 fastllm 测 chatglm-6b 达到 176tokens/s", "fastllm"),
+])
+def test_more_engines_are_named(text, engine):
+    assert parse_claim(text).fields["engine"] == engine
+
+
+def test_a_systems_own_card_count_is_not_multiplied():
+    c = parse_claim("单机 Atlas 800T A2 八卡（tensor-parallel-size 8）用 vllm-ascend 部署 qwen3.5-27B，回复速度不到 5 tokens/s")
+    assert (c.fields["gpu"], c.fields["gpu_count"]) == ("Ascend 910B", 8)
+    assert parse_claim("2 DGX H100 systems serve Llama 3.1 70B at 9,000 tok/s").fields["gpu_count"] == 16

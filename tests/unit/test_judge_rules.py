@@ -796,3 +796,28 @@ def test_tensor_parallelism_keeps_the_weights_on_the_gpus():
     a = analyze_claim(parse_claim("A pair of used RTX 3060 12 GB cards with tensor parallelism exposes 24 GB of total "
                                   "VRAM and runs Llama 3 70B at AWQ-INT4 at 14 to 16 tokens per second"))
     assert a.verdict == "implausible" and "do not fit" in a.explanations[0]
+
+
+def test_stated_host_ram_too_small_for_what_does_not_fit_the_gpu_is_implausible_even_for_a_latency():
+    """DeepSeek-R1 671B at INT4 is ~349 GB; one RTX 4090 (24 GB) plus the 64 GB of DDR5 stated
+    cannot hold it, so nothing can be offloaded: implausible, whatever the figure (here a latency)."""
+    c = parse_claim("该文称可在单张 RTX 4090(24GB 显存)上部署 Deepseek R1 671B 满血版:INT4 量化后配 64GB DDR5 内存分块加载,"
+                    "推理延迟 350 ms")
+    a = analyze_claim(c)
+    assert a.verdict == "implausible"
+    # with enough RAM stated the same weights offload, and a slow figure is plausible
+    c = parse_claim("DeepSeek R1 671B at INT4 on one RTX 4090 with 512GB of DDR5-4800 RAM (8 channels) runs at 2 tok/s")
+    assert analyze_claim(c).verdict == "plausible"
+
+
+def test_cpu_devices_are_judged_by_their_memory_a_raspberry_pi_5_a_named_xeon_and_an_integrated_gpu():
+    """A Raspberry Pi 5 reads one 32-bit LPDDR4X-4267 channel: 17.1 GB/s (docs/sources.md); two
+    Xeon sockets the catalog does not row are judged at an assumed server socket each."""
+    a = analyze_claim(parse_claim("Qwen3-30B-A3B Q3_K_S at 8.03 TPS on a Raspberry Pi 5 16GB"))
+    assert a.to_json()["layout"]["host_memory"]["bandwidth_bytes_per_s"] == pytest.approx(17.068e9)
+    assert a.verdict == "plausible"
+    a = analyze_claim(parse_claim("DeepSeek 满血版在 CPU 环境下实现 200 tokens/s 的推理速度(batch size=1);其 CPU 服务器为 "
+                                  "2×Intel Xeon Platinum 8380。"))
+    assert a.verdict == "implausible"
+    a = analyze_claim(parse_claim("A Radeon Vega 8 iGPU with DDR4-3200 runs Qwen3-30B-A3B Q4_K_M at 12.0 tok/s"))
+    assert a.to_json()["layout"]["cpu_only"] is True and a.verdict == "plausible"

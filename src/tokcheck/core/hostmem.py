@@ -99,9 +99,10 @@ _CHANNELS = [re.compile(rx, re.I) for rx in (
 _RAM_WORDS = r"(?:ram|dram|ddr\d?|memory|内存|記憶體|system\s+ram|triad|stream)"
 _STATED_BW = re.compile(rf"(?:{_RAM_WORDS}[^.;。]{{0,40}}?\(?~?\s*(?P<a>\d+(?:\.\d+)?)\s*GB/s)|"
                         rf"(?:~?(?P<b>\d+(?:\.\d+)?)\s*GB/s\s*\)?\s*(?:\w+\s+){{0,2}}{_RAM_WORDS})", re.I)
-_TWO_SOCKETS = re.compile(r"dual[\s\-]socket|two\s+(?:xeon|epyc|sockets?)|2\s*[x×]\s*(?:xeon|epyc)|双路|雙路|"
+_TWO_SOCKETS = re.compile(r"dual[\s\-]socket|two\s+(?:intel\s+|amd\s+)?(?:xeon|epyc|sockets?)|2\s*[x×\*]\s*(?:intel\s+|amd\s+)?(?:xeon|epyc)|双路|雙路|"
                           r"2\s*sockets?|(?:per|each)\s+socket.*(?:two|2)\s+(?:sockets|cpus)|two\s+\w+\s+\w+\s+\d+\w*\s+with", re.I)
-_CAPACITY = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?P<u>GB|TB|G|T)\s*(?:of\s+)?(?:DDR\d\w*[\s\-]*\d*\s*)?(?:system\s+)?(?:RAM|DRAM|内存|記憶體)", re.I)
+_CAPACITY = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?P<u>GB|TB|G|T)\s*(?:of\s+)?(?:DDR\d\w*[\s\-]*\d*\s*)?(?:system\s+)?(?:RAM|DRAM|内存|記憶體)"
+                       r"(?!\s*(?:used|usage|in\s+use|占用))", re.I)
 
 
 def _stated_capacity(text: str) -> float | None:
@@ -111,6 +112,12 @@ def _stated_capacity(text: str) -> float | None:
     n = float(m.group("n"))
     return n * (1e12 if m.group("u").upper().startswith("T") else 1e9)
 
+
+#: The Raspberry Pi 5's memory: one 32-bit LPDDR4X channel at 4267 MT/s (circuitdigest.com, "The new
+#: Raspberry Pi 5 is here", 2023; the 4267 MT/s also in Raspberry Pi's product brief).
+_RASPBERRY_PI_5 = re.compile(r"raspberry\s*pi\s*5|树莓派\s*5|\bpi\s*5\b", re.I)
+RASPBERRY_PI_5_SOURCE = ("one 32-bit LPDDR4X channel at 4267 MT/s (circuitdigest.com/news/"
+                         "the-new-raspberry-pi-5-is-here-faster-than-ever)")
 
 _SERVER = re.compile(r"\bxeon\b|\bepyc\b|至强|服务器|server\s+(?:cpu|board|motherboard)|threadripper", re.I)
 _DDR_NO_SPEED = re.compile(r"(?:LP)?DDR(?P<gen>[45])X?(?![\s\-_]*\d{4})", re.I)
@@ -151,6 +158,10 @@ def find_host_memory(text: str, gpu_kind: str | None = None) -> HostMemory:
         if 10 <= gbs <= 2000:
             return HostMemory(f"host memory at {gbs:g} GB/s", gbs * 1e9, 0.75,
                               f"stated in the claim: {m.group(0).strip()!r}", True, cap)
+    pi = _RASPBERRY_PI_5.search(t)
+    if pi:
+        return HostMemory("Raspberry Pi 5's LPDDR4X-4267 (32-bit)", 4 * 4267e6, 0.65,
+                          f"{pi.group(0)!r}: {RASPBERRY_PI_5_SOURCE}: 4 B × 4267 MT/s = 17.1 GB/s", True, cap)
     ddr = _DDR.search(t)
     cpu = _find_cpu(t)
     channels = None

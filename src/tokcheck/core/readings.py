@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from tokcheck.core.architecture import ModelSpec, total_params
 from tokcheck.core.catalog import GIB, GpuSpec, gpus
-from tokcheck.core.claim import Claim
+from tokcheck.core.claim import IGPU, Claim
 from tokcheck.core.claim.numbers import NOT_RANGE_START
 from tokcheck.core.claim.words import engine_family
 from tokcheck.core.hostmem import HostMemory, find_host_memory
@@ -42,8 +42,9 @@ from tokcheck.errors import TokcheckError
 #: one GPU's bandwidth at a time) — llama.cpp's --split-mode layer, Ollama, LM Studio, exo.
 LAYER_SPLIT_ENGINES = ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "KTransformers", "MLX")
 #: Engines that run quantized files by default: an unstated precision is judged down to the
-#: usual 4-bit file (Ollama's default tags are Q4_K_M).
-QUANTIZED_FILE_ENGINES = ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "MLX", "ExLlamaV2", "KTransformers")
+#: usual 4-bit file (Ollama's default tags are Q4_K_M; distributed-llama runs its own Q40 files).
+QUANTIZED_FILE_ENGINES = ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "MLX", "ExLlamaV2", "KTransformers",
+                          "distributed-llama")
 #: The narrowest weights a format stores (IQ1_S: 50 bytes per 256 weights = 1.5625 bits); a
 #: footprint that implies fewer bits per weight cannot hold the model.
 MIN_BITS_PER_WEIGHT = 1.5
@@ -156,6 +157,10 @@ def _host_device(host: HostMemory) -> GpuSpec:
                    source=host.why, checked="n/a", kind="host_memory")
 
 
+_WORD_COUNT = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "两": 2, "三": 3, "四": 4, "八": 8}
+# Machines of a CPU-only run: "four CPU-only Raspberry Pi 5 16GB boards", "4 台树莓派"
+_BOARDS = re.compile(r"(?<![\w.])(?P<n>\d{1,2}|two|three|four|five|six|eight)\s+(?:[\w\-]+\s+){0,5}?"
+                     r"(?:boards|nodes|machines|devices|units|servers|pis)\b|(?P<n2>\d{1,2}|[两三四八])\s*台", re.I)
 _NODES_OF_ONE = re.compile(r"(?<![\w.])(?P<n>\d{1,3})\s+(?:nodes|units|machines|boxes|systems)\b|"
                            r"cluster\s+of\s+(?P<n2>\d{1,3})\b", re.I)
 
@@ -165,9 +170,21 @@ def read_setup(claim: Claim, gpu: GpuSpec | None, words: Words, notes: list[str]
     count = int(f.get("gpu_count") or 1)
     engine = engine_family(f.get("engine"))
     if gpu is None:
-        if words.cpu_only or (f.get("engine") and not words.offload and _mentions_cpu(claim.text)):
+        # the reader's device: a CPU, a Raspberry Pi, or an integrated GPU reading the system's memory
+        cpu_device = str(f.get("gpu") or "").upper() == "CPU" or bool(IGPU.fullmatch(str(f.get("gpu") or "")))
+        if words.cpu_only or cpu_device or (f.get("engine") and not words.offload and _mentions_cpu(claim.text)):
             host = find_host_memory(claim.text, None)
-            if host.stated:
+            # a server CPU the catalog does not know ("2×Intel Xeon Platinum 8380"): judged at an
+            # assumed server socket, which the note says (generous: a figure above it is above any)
+            if host.stated or re.search(r"\b(?:xeon|epyc)\b|至强", claim.text or "", re.I):
+                boards = _BOARDS.search(claim.text or "")
+                word = (boards.group("n") or boards.group("n2")) if boards else "1"
+                n = _WORD_COUNT.get(word.lower()) or int(word)
+                if n > 1:
+                    # "four Raspberry Pi 5 boards with distributed-llama": each board reads its own
+                    # share of the weights, so the bandwidths add up (tensor parallel over the boards)
+                    return Setup(gpu=_host_device(host), count=n, tp=n, why=f"CPU only, {n} machines "
+                                 f"({boards.group(0)!r}), each with {host.why}", host=host, cpu_only=True)
                 return Setup(gpu=_host_device(host), count=1, why=f"CPU only: {host.why}", host=host, cpu_only=True)
         return Setup(gpu=None, count=count)
     mem = None

@@ -259,6 +259,13 @@ class _Bounds:
     weights: float = 0.0
     mem: object = None
     setup: Setup | None = None
+    host_short: tuple[float, float] | None = None  # (bytes left for the host, stated host RAM) when they cannot fit
+
+
+#: How far the weights left for the host may exceed the RAM a claim states before they cannot be
+#: held: our weight sizes are estimates (a GGUF's mixed types, mmap of a file a little larger than
+#: RAM), so only a clear shortfall — half again the stated RAM — says the weights cannot fit.
+HOST_SHORT_MARGIN = 1.5
 
 
 def _fits(setup: Setup, w: float, words: Words) -> bool | None:
@@ -294,6 +301,12 @@ def _bounds(r: Reading, setup: Setup, claim: Claim, words: Words, context: int, 
                             gpu_layers=foot.get("gpu_layers") if foot.get("total_layers") else None,
                             total_layers=foot.get("total_layers"),
                             gpu_memory_bytes=setup.capacity, host_expert_fraction=words.expert_share)
+        cap = setup.host.capacity_bytes
+        if fits is False and cap and off["host_weights_bytes"] > cap * HOST_SHORT_MARGIN:
+            # "RTX 4090 … 配 64GB DDR5 内存" with 349 GB of weights: the stated RAM cannot hold what
+            # does not fit the GPU, so nothing can be offloaded (it would stream from disk)
+            return _Bounds(r, b, b.hard_tok_s, b.realistic_tok_s, fits, None, w, mem, setup,
+                           host_short=(off["host_weights_bytes"], cap))
         return _Bounds(r, b, off["hard_tok_s"], off["realistic_tok_s"], fits, off, w, mem, setup)
     return _Bounds(r, b, b.hard_tok_s, b.realistic_tok_s, fits, None, w, mem, setup)
 
@@ -325,6 +338,23 @@ def _rate_of(fig_value, unit: str, fields: dict) -> float | None:
     return None
 
 
+def _does_not_fit(bd: _Bounds, setup: Setup, bounds: dict | None = None) -> "_Judgement | None":
+    """Implausible when the weights fit neither the GPUs nor any memory they could be offloaded
+    to (unified memory, nothing that offloads, or host RAM stated too small); else None."""
+    setup = bd.setup or setup
+    gpu, r, where = setup.gpu, bd.reading, _where(setup)
+    if bd.fits is False and bd.offload is None and gpu is not None and gpu.kind != "host_memory":
+        cap = setup.capacity
+        why = ("its memory is unified: there is no separate host memory to offload to" if gpu.kind in ("apple", "soc")
+               else f"the {_gb(bd.host_short[1])} of host memory stated cannot hold the {_gb(bd.host_short[0])} "
+                    "that do not fit the GPU" if bd.host_short
+               else "nothing in the claim offloads them to host memory")
+        return _Judgement("implausible", [f"the weights at {r.label} ({_gb(bd.weights)}) do not fit {where} "
+                                          f"({_gb(cap)}) and {why}"],
+                          None, "memory", bounds or {})
+    return None
+
+
 def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: Words, context: int,
                   scope: str | None, concurrency: int | None, spec: bool | None, gmu: float,
                   output_only: bool = True) -> _Judgement:
@@ -351,13 +381,9 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
                                       setup.memory_bytes)
     if agg_max:
         bounds["max_aggregate"] = agg_max
-    if bd.fits is False and bd.offload is None and gpu is not None and gpu.kind != "host_memory":
-        cap = setup.capacity
-        why = ("its memory is unified: there is no separate host memory to offload to" if gpu.kind in ("apple", "soc")
-               else "nothing in the claim offloads them to host memory")
-        return _Judgement("implausible", [f"the weights at {r.label} ({_gb(bd.weights)}) do not fit {where} "
-                                          f"({_gb(cap)}) and {why}"],
-                          None, "memory", bounds)
+    no_fit = _does_not_fit(bd, setup, bounds)
+    if no_fit is not None:
+        return no_fit
 
     def mbu_text(v, h, what):
         u = v / h
@@ -1036,6 +1062,10 @@ def _judge_one(claim: Claim, bd: _Bounds, setup: Setup, words: Words, context: i
         scope = "aggregate"
     if metric in ("generation_tok_s", "tpot") and scope is None and concurrency == 1:
         scope = "request"
+    if unit in ("ms", "s") and metric in (None, "ttft", "e2e_latency"):
+        no_fit = _does_not_fit(bd, setup)  # a latency is no easier for weights that cannot be held
+        if no_fit is not None:
+            return no_fit
     if metric == "ttft" or (unit in ("ms", "s") and metric in (None, "ttft")):
         v = max(value) if isinstance(value, (list, tuple)) else value
         secs = v / 1000 if unit == "ms" else v

@@ -141,8 +141,13 @@ class Claim:
 # A CPU device written before a headline ("on a Raspberry Pi 5", "on an EPYC 9754")
 _CPU_DEVICE_BEFORE = re.compile(r"raspberry\s*pi(?:\s*\d)?|树莓派|\bepyc\s+\d{4}\w*|\bxeon\b[\w\s\-]{0,16}?\d{4}\w*|"
                                 r"\bi[3579][\s\-]\d{4,5}[a-z]*\b|\bx86\s*cpu|(?:以|用|靠)\s*cpu\s*(?:运算|计算|推理|跑)|\bcpu[\s\-]only\b", re.I)
+#: An integrated GPU the catalog does not row (it shares the system's memory): "Radeon Vega 8",
+#: "Radeon 860M", "Intel UHD Graphics 620", "Iris Xe Graphics", "Adreno 750"
+IGPU = re.compile(r"(?<![\w\-])(?:amd\s+)?radeon\s+(?:vega\s*\d{1,2}|[6789]\d0m)(?![\w\-])|"
+                  r"(?<![\w\-])(?:intel\s+)?(?:uhd|iris\s*xe|iris\s*plus|hd)\s+graphics(?:\s+\d{3,4})?(?![\w\-])|"
+                  r"(?<![\w\-])(?:qualcomm\s+)?adreno\s*\d{3}(?![\w\-])", re.I)
 # A CPU's name: the device when no GPU is named ("a 70B Q4 model at 7-8 tok/s on an EPYC 9754")
-_CPU_NAMED = re.compile(r"\b(?:epyc|xeon|threadripper|ampereone|altra|graviton)\b|\bcore\s+(?:ultra\s+)?i?[3579]\b|"
+_CPU_NAMED = re.compile(r"\b(?:epyc|xeon|threadripper|ampereone|altra|graviton\d*)\b|\bcore\s+(?:ultra\s+)?i?[3579]\b|"
                         r"\bi[3579][\s\-]\d{4,5}[a-z]*\b|\bryzen\s+(?:[3579]|ai\s+(?:9\s+)?(?:hx\s+)?3\d\d)\b", re.I)
 
 
@@ -210,6 +215,10 @@ def _model_candidates(t: str) -> list[tuple[str, int, int, str | None]]:
             continue
         for n in _strip_suffixes(m.group("name")):
             out.append((n, m.start(), m.end(), m.group("name")))
+    for m in re.finditer(r"(?<![\w.\-])(?P<fam>llama|qwen|gemma|phi)[\-_ ]?v(?P<v>\d(?:\.\d)?)(?P<rest>[\-_ ]\d+(?:\.\d+)?[bB])", t, re.I):
+        # Qualcomm's and others' "Llama-v3-8B", "Llama-v3.1-8B-Chat": the family's version with a v
+        name = f"{m.group('fam')}-{m.group('v')}{m.group('rest')}"
+        out.append((name, m.start(), m.end(), name))
     for m in _QWEN_ZH.finditer(t):
         # 通义千问 / 千问 is Qwen's Chinese name: "通义千问2.5-7B-Instruct" is Qwen2.5-7B-Instruct
         for n in _strip_suffixes("Qwen" + m.group("rest")):
@@ -468,7 +477,18 @@ def _family_and_size(t: str, head) -> "_ModelHit | None":
 _SIZED_MODEL = re.compile(r"(?<![\w.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s*(?:参数|參數)?\s*的?\s*(?:模型|models?\b|版本?|version\b)", re.I)
 
 
-def _other_size_of_family(t: str, mh: "_ModelHit", head) -> "_ModelHit | None":
+def _size_b(name: str) -> float | None:
+    """A catalog model's total parameters in billions, else None."""
+    from tokcheck.core.architecture import total_params
+    from tokcheck.core.catalog import find_model
+
+    try:
+        return total_params(find_model(name)) / 1e9
+    except (TokcheckError, ValueError):
+        return None
+
+
+def _other_size_of_family(t: str, mh: "_ModelHit", head, hits: list) -> "_ModelHit | None":
     """A family named first and a size written for the headline ("DeepSeek-R1 方案 …：70B 参数模型 …
     12 tokens/s"): the family's model of that size (Ollama's deepseek-r1:70b, the 70B distill),
     where it differs from the named model's own size by more than a quarter; else None."""
@@ -479,6 +499,12 @@ def _other_size_of_family(t: str, mh: "_ModelHit", head) -> "_ModelHit | None":
     if not sizes or re.search(r"[.;!?。；！？](?:\s|$)", t[sizes[-1].end():head.span[0]]):
         return None
     size = float(sizes[-1].group("size"))
+    named_sized = [h for h in hits if h.name != mh.name and _size_b(h.name) and abs(_size_b(h.name) - size) / size <= 0.25]
+    if named_sized and _size_b(mh.name) and abs(_size_b(mh.name) - size) / size > 0.25:
+        # "Llama 3 70B, Phi3-Mini 3.8B and Llama 3 8B … The 70B model reached 5-10 tokens per second"
+        h = named_sized[-1]
+        return _ModelHit(h.name, h.start, h.end, h.words, h.version, h.version_words,
+                         note=f"{sizes[-1].group(0)!r} by the figure is {h.name}, named earlier")
     try:
         named = total_params(find_model(mh.name)) / 1e9
         spec = find_model(f"{mh.words.strip()}:{sizes[-1].group('size')}b")
@@ -570,7 +596,10 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
         foot["system"] = (h.name, h.start, h.end)
         notes.append(f"{t[h.start:h.end]!r} is {sysrow['count']} × {sysrow['gpu']}")
         c = gpu_count_near(t, h, system=True)
-        if c and isinstance(c[0], int) and 1 < c[0] < 64:
+        if c and re.search(r"卡|张|gpus?\b|cards?\b|npus?\b|accelerators?\b", t[c[1]:c[2]], re.I):
+            # "单机 800T A2 八卡": a count of the system's own cards, not of systems
+            f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], h.start):max(c[2], h.end)]
+        elif c and isinstance(c[0], int) and 1 < c[0] < 64:
             f["gpu_count"] = sysrow["count"] * c[0]
             src["gpu_count"] = t[c[1]:h.end]
         return
@@ -598,7 +627,9 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
     elif not plural_after(t, h) and not count_range_before(t, h.start) and not any(o.name != h.name for o in own if abs(o.start - h.start) < 40) \
             and not re.search(r"(?:\d+|[两双多几三四八])\s*台\s*$", t[max(0, h.start - 6):h.start]) \
             and not any(re.match(r"\s*(?:[a-z]+\s+)?(?:集群|cluster|机器|节点|服务器|nodes?|servers?|racks?|pods?|台)",
-                                 t[o.end:o.end + 20], re.I) for o in own if o.name == h.name):
+                                 t[o.end:o.end + 20], re.I) for o in own if o.name == h.name) \
+            and not (_datacenter(h.name) and re.match(r"\s*(?:machines?|box(?:es)?|systems?|instances?|hosts?)\b", t[h.end:h.end + 12], re.I)):
+        # (a datacenter GPU's "machine" holds several: "on a B200 machine" says no count)
         foot["_singular"] = (1, h.start, h.end)  # one GPU, unless a count is written elsewhere
     mem = gpu_memory_near(t, h)
     variant = re.match(r"\s*(?:的)?\s*(?P<gb>\d{2,3})\s*(?:gb|g)\s*(?:版本?|version|variant|model)", t[h.end:h.end + 20], re.I)
@@ -638,6 +669,13 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
         f["gpu_count"], src["gpu_count"] = total, t[group[0].start:group[-1].end]
         foot.pop("_singular", None)
         notes.append(f"a rig of {total} GPUs: {t[group[0].start:group[-1].end]!r}")
+
+
+def _datacenter(name: str) -> bool:
+    """Whether catalog GPU ``name`` is a datacenter part (sold in servers of several)."""
+    from tokcheck.core.catalog import gpus
+
+    return any(g.name == name and g.kind in ("datacenter", "amd_datacenter") for g in gpus())
 
 
 def _memory_variant(name: str, gb: float) -> str | None:
@@ -734,6 +772,13 @@ def parse_claim(text: str) -> Claim:
             f["gpu"], src["gpu"] = "CPU", cpu_before.group(0)
             f.pop("gpu_count", None), f.pop("gpu_memory_gb", None)
             foot.pop("_singular", None)
+    igpu = IGPU.search(t) if "gpu" not in f else None
+    if igpu:
+        # "a Ryzen 7 5800U drives a Radeon Vega 8 iGPU": the integrated GPU ran it, from system memory
+        f["gpu"], src["gpu"] = " ".join(igpu.group(0).split()), igpu.group(0)
+        f.setdefault("gpu_count", 1)
+        src.setdefault("gpu_count", "one integrated GPU")
+        notes.append(f"{igpu.group(0)!r} is an integrated GPU: it reads the system's memory")
     if "gpu" not in f and unknown_gpu and not re.search(re.escape(unknown_gpu[0]) + r"[\w\-]*\s+cpus?\b", t, re.I):
         f["gpu"], src["gpu"] = unknown_gpu[0], unknown_gpu[0]  # "an AmpereOne A192-32X CPU" names a CPU
     if "gpu" not in f and re.search(r"raspberry\s*pi|树莓派|\b(?:on|using)\s+(?:the\s+)?cpus\s+of\b|\b(?:on|using)\s+an?\s+[\w\-]+(?:\s+[\w\-]+){0,3}\s+cpu\b(?!\s*(?:and|\+|with|plus))|"
@@ -757,7 +802,7 @@ def parse_claim(text: str) -> Claim:
         f["model"], src["model"] = um
         _note_unknown_model(um[0], notes, unknown)
     if mh is not None and um is None:
-        mh = _other_size_of_family(t, mh, head) or mh
+        mh = _other_size_of_family(t, mh, head, targets) or mh
     if mh is None and "model" not in f:
         fam = _family_and_size(t, head)
         if fam is not None:

@@ -76,23 +76,27 @@ _LATENCY_WORDS = re.compile(
     r"返回[^，,。；;]{0,12}回答|完整(?:返回|回答|响应)|"
     r"process(?:es|ing)?\s+(?:the\s+)?prompts?", re.I)
 
+# "单请求吞吐量", "single-request throughput": one stream's speed, though the word is throughput's
+_ONE_STREAM_THROUGHPUT = (r"(?:单请求|单并发|单用户|单路|单个请求|single[\s\-](?:request|stream|user))\s*(?:的)?\s*"
+                          r"(?:吞吐量?|throughput)")
+
 _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "metric": (
-        ("prefill_tok_s", r"(?:pre-?fill|预填充)\s*(?:throughput|吞吐量?)|prompt\s+processing|prompt[\s\-]eval\w*|\bpp\s*\d*\b|pre-?fill\w*|预处理|预填充|提示词?处理|"
+        ("prefill_tok_s", r"(?:pre-?fill|预填充)\s*(?:throughput|吞吐量?)|prompt\s+processing|prompt[\s\-]eval\w*|\bpp(?!\s*[=:]\s*\d)\s*\d*\b(?!\s*tp\b)|pre-?fill\w*|预处理|预填充|提示词?处理|"
                           r"prompt\s*(?:speed|throughput|tok|阶段|phase|stage|rate)|input\s+(?:processing|speed)|处理提示|首段|"
                           r"for\s+(?:a|the)\s+[\d,]+[\s\-]tokens?\s+prompt|prompt[\s_]?tps|"
                           r"(?:on\s+)?the\s+first\s+(?:inference\s+|forward\s+)?pass"),
         ("e2e_tok_s", r"end[\s\-]to[\s\-]end|\be2e\b|端到端|including\s+(?:prefill|ttft|prompt)"),
         ("generation_tok_s", r"generation|generating|generate[sd]?|\btg\s*\d*\b|decod\w+|\beval\b|生成|解码|吐字|出字|"
-                             r"输出速度|text\s+gen|token\s+gen|output\s+speed|inference\s+speed|推理速度"),
+                             r"输出速度|text\s+gen|token\s+gen|output\s+speed|inference\s+speed|推理速度|" + _ONE_STREAM_THROUGHPUT),
         ("aggregate_throughput", r"throughput|(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|system[\s\-]wide|"
                                  r"吞吐|总(?:输出)?|整体|across\s+(?:all\s+)?\d+"),
     ),
     "scope": (
-        ("request", r"single[\s\-](?:request|stream|user|sequence|batch|query|prompt)|one\s+(?:request|sequence|query|stream)|"
-                    r"for\s+(?:1|one)\s+(?:query|request|user|stream)|batch\s*(?:size\s*)?(?:of\s*)?(?:1|one)(?![\d.])" + NOT_RANGE_START + r"|单流|"
-                    r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)" + NOT_RANGE_START + r"|\bbs\s*=?\s*1(?!\d)|\bbs1\b|"
-                    r"concurrency\s*(?:of\s*|=\s*)?1(?!\d)" + NOT_RANGE_START + r"|"
+        ("request", _ONE_STREAM_THROUGHPUT + r"|single[\s\-](?:request|stream|user|sequence|batch|query|prompt)|one\s+(?:request|sequence|query|stream)|"
+                    r"for\s+(?:1|one)\s+(?:query|request|user|stream)|batch\s*(?:size\s*)?(?:of\s*)?(?:1|one)(?![\d.]|,\d{3})" + NOT_RANGE_START + r"|单流|"
+                    r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d|,\d{3})" + NOT_RANGE_START + r"|\bbs\s*=?\s*1(?!\d)|\bbs1\b|"
+                    r"concurrency\s*(?:of\s*|=\s*)?1(?!\d|,\d{3})" + NOT_RANGE_START + r"|"
                     r"\bc\s*=\s*1(?!\d)|one\s+at\s+a\s+time|per[\s\-](?:request|stream|sequence)|单请求|单并发|单用户|单路|"
                     r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)" + NOT_RANGE_START),
         ("user", r"per[\s\-]user|/\s*user|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),

@@ -112,11 +112,11 @@ def gpu_count_near(t: str, hit: NameHit, *, system: bool = False) -> Hit | None:
 _COMPARED = re.compile(r"(?:\bthan|\bvs\.?|\bversus|\bover\s+(?:the|an?)|compared\s+(?:to|with)|\bagainst|"
                        r"\btwice|\bhalf|\d+(?:\.\d+)?\s*times|"
                        r"\d+\.\d+\s*[x×]\s*(?:the|an?)?|\d+\s*[x×]\s+(?:the|an?)\s|"
-                       r"比|相比|对比)\s*(?:the\s+|an?\s+|nvidia\s+|amd\s+)?(?:\d+\s*[x×]?\s*)?$", re.I)
+                       r"比|相比|对比|接近|相当于|堪比|媲美|超过|超越|不如|优于)\s*(?:the\s+|an?\s+|nvidia\s+|amd\s+)?(?:\d+\s*[x×]?\s*)?$", re.I)
 
 
 # "吞吐量是 H200 的 5 倍", "H200 的 2 倍": the name is the baseline of a ratio
-_COMPARED_AFTER = re.compile(r"\s*(?:gpus?|显卡)?\s*的\s*(?:\d+(?:\.\d+)?|[一二两三四五六七八九十]+)\s*(?:多)?倍", re.I)
+_COMPARED_AFTER = re.compile(r"\s*(?:gpus?|显卡)?\s*的\s*(?:\d+(?:\.\d+)?|[一二两三四五六七八九十]+)\s*(?:多)?倍|\s*(?:的)?\s*水平", re.I)
 
 
 def is_comparison(t: str, hit: NameHit) -> bool:

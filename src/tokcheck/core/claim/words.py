@@ -28,6 +28,7 @@ _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("FP8", r"\bfp8\b|\bfloat8\b|\be4m3\b|\bw8a8[\s\-_]?fp8\b|\bfp8[\s\-_]?dynamic\b"),
     ("INT8", r"\bint8\b|\bw8a8\b|\bw8a16\b|\b8[\s\-]?bits?\b|\bbnb[\s\-_]?8bit|\bllm\.int8|8\s*位(?:元|比特)?量化|8\s*比特"),
     ("INT4", r"\bint4\b|\bw4a16\b|\bw4a8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位(?:元|比特)?量化|4\s*比特"),
+    ("1.58bpw", r"\bb1\.58\b|\b1\.58[\s\-]?bits?\b|\bternary\b"),
     ("6bpw", r"\b6[\s\-]?bits?\b"),
     ("5bpw", r"\b5[\s\-]?bits?\b"),
     ("INT3", r"\b3[\s\-]?bits?\b"),
@@ -190,6 +191,12 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
         hit = (_gguf_name(m.group("q")), m.start(), m.end())
         mentions.append(hit)
         gguf.append(hit)
+    for m in re.finditer(r"(?<![a-z0-9])q_([2-8](?:_[0-9])+)(?![\w.])", t, re.I):
+        # "Q_4_0_4_8": llama.cpp's Q4_0_4_8 written with an underscore after the Q
+        if not any(h[1] <= m.start() < h[2] for h in mentions):
+            hit = (f"Q{m.group(1)}", m.start(), m.end())
+            mentions.append(hit)
+            gguf.append(hit)
     for m in re.finditer(r"(?<![\w.])q([2-68])(?![\w.])", t, re.I):
         if not _is_kv(t, m.start(), m.end()) and not any(h[1] <= m.start() < h[2] for h in mentions):
             hit = (_BARE_Q[m.group(1)], m.start(), m.end())
@@ -201,9 +208,13 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
         if not any(h[1] <= m.start() < h[2] for h in mentions):
             mentions.append((f"Q{m.group(1)}_0", m.start(), m.end()))
             gguf.append(mentions[-1])
+    own_bpw = set()
     for m in re.finditer(r"(?<![\w.])(\d(?:\.\d+)?)\s*(?:bpw\b|bits?[\s\-]per[\s\-]weight\b)", t, re.I):
         if re.search(r"(?:i?q\d(?:_[0-9a-z]+)+)[\-_]$", t[max(0, m.start() - 12):m.start()], re.I):
+            own_bpw.add(float(m.group(1)))
             continue  # "Q3_K_S-2.70bpw": the GGUF type's own size, the type is the format
+        if float(m.group(1)) in own_bpw:
+            continue  # "… at 2.70 BPW" again later: still that type's size
         mentions.append((f"{m.group(1)}bpw", m.start(), m.end()))
     for name, rx in _PRECISION_WORDS:
         for m in re.finditer(rx, t, re.I):
@@ -275,13 +286,18 @@ def _own_mentions(t: str, mentions: list[Hit]) -> list[Hit]:
         if h[0] in _WIDTH and re.search(r"\(\s*$", t[max(0, h[1] - 3):h[1]]) \
                 and any(o[0] not in _WIDTH and o[0] not in ("full",) and 0 <= h[1] - o[2] <= 3 for o in mentions):
             continue  # "q4km (int4)": the bracket explains the GGUF type before it
-        if re.match(r"\s+(?:attention|activations?)\b", t[h[2]:h[2] + 14], re.I):
-            continue  # "FP8 attention" is how attention computes, not the weights' format
+        if re.search(r"(?:a\s+few|some|several|certain|部分)\s*$", t[max(0, h[1] - 12):h[1]], re.I) \
+                and re.match(r"\s*(?:layers?|层)", t[h[2]:h[2] + 10], re.I) and len(mentions) > 1:
+            continue  # "w4a16 with a few w8a16 layers": the few layers are not the weights' format
+        if re.match(r"\s*(?:attention|activations?|compute|computation|accumulat\w*|math|计算|运算|激活)(?![a-z])", t[h[2]:h[2] + 14], re.I):
+            continue  # "FP8 attention", "fp32 compute": how it computes, not the weights' format
         out.append(h)
     typed = [h for h in out if h[0] not in _WIDTH and h[0] != "full" and re.match(r"(?:ud-)?i?q\d_", t[h[1]:h[2]], re.I)]
     if typed:
         # "UD-Q4_K_XL GGUF … with Q4 MTP": a full GGUF type says more than a bare width
         out = [h for h in out if not (h[0] in _WIDTH and re.fullmatch(r"q\d", t[h[1]:h[2]], re.I))]
+        # "the 1.58-bit UD-IQ1_S": the GGUF type names the file, the bit count only describes it
+        out = [h for h in out if not (h[0].endswith("bpw") and re.search(r"bit|ternary|b1\.58", t[h[1]:h[2]], re.I))]
     drafts = [h for h in out if re.match(r"[\w\s.\-]{0,12}?\bdraft\b", t[h[2]:h[2] + 20], re.I)]
     if drafts and len(drafts) < len(out):
         out = [h for h in out if h not in drafts]  # "a 7b q8_0 draft": the draft's file, not the target's
@@ -315,7 +331,7 @@ _ENGINES = (
     ("koboldcpp", r"\bkoboldcpp\b"),
     ("tinygrad", r"\btinygrad\b"),
     ("gpt-fast", r"\bgpt[\-_]fast\b"),
-    ("distributed-llama", r"\bdistributed[\-_]llama\b"),
+    ("distributed-llama", r"\bdistributed[\s\-_]llama\b"),
     ("vLLM", r"\bvllm\b"),
     ("SGLang", r"\bsglang\b"),
     ("llama-cpp-python", r"llama[\-_]cpp[\-_]python"),
@@ -334,6 +350,12 @@ _ENGINES = (
     ("ipex-llm", r"\bipex[\s\-_]*llm\b"),
     ("DeepSpeed-MII", r"deepspeed[\s\-_]*(?:mii|fastgen)"),
     ("MLC-LLM", r"\bmlc[\s\-_]*llm\b"),
+    ("OpenVINO", r"\bopenvino(?:[\s\-_]*genai)?\b"),
+    ("Neural Speed", r"\bneural[\s\-_]*speed\b"),
+    ("Chitu", r"\bchitu\b|赤兔(?:推理)?引擎|赤兔"),
+    ("QNN", r"\bqnn\b|qualcomm\s+ai\s+engine\s+direct"),
+    ("fastllm", r"\bfastllm\b"),
+    ("PowerInfer", r"\bpowerinfer\b"),
     ("transformers", r"\btransformers\b"),
 )
 
