@@ -1037,3 +1037,38 @@ def test_a_systems_own_card_count_is_not_multiplied():
     c = parse_claim("单机 Atlas 800T A2 八卡（tensor-parallel-size 8）用 vllm-ascend 部署 qwen3.5-27B，回复速度不到 5 tokens/s")
     assert (c.fields["gpu"], c.fields["gpu_count"]) == ("Ascend 910B", 8)
     assert parse_claim("2 DGX H100 systems serve Llama 3.1 70B at 9,000 tok/s").fields["gpu_count"] == 16
+
+
+def test_headline_a_rate_read_at_a_per_user_speed_a_change_of_scope_and_records_as_a_verb():
+    # "At 73 tok/s/user …": the per-user speed the per-GPU throughput was read at
+    c, h = head("At 73 tok/s/user on DeepSeek R1 (B200), FP4 posts 9789 tok/s/GPU against 2754 tok/s/GPU for FP8.")
+    assert (h.value, h.scope, c.fields["precision"]) == (9789.0, "gpu", "FP4")
+    c, h = head("研报称硅基流动基于 CloudMatrix384 部署 DeepSeek-R1，在单用户 20TPS 负载下实现 1920tokens/秒的吞吐量")
+    assert (h.value, h.metric) == (1920.0, "aggregate_throughput")
+    # batch 1 then batch 8 is no before/after change of one figure: the first stays the headline
+    c, h = head("On one socket of a Xeon Gold 6430 (CPU only), llama2 13b reached 7.41 token/sec at batch size 1. "
+                "Throughput climbed to 38.94 token/sec at batch size 8.")
+    assert (h.value, c.fields["concurrency"], c.fields["gpu"]) == (7.41, 1, "CPU") and "gpu_count" not in c.fields
+    c, h = head("gpt-oss-120b on vLLM across two DGX Spark nodes decodes at 75.96 tokens per second. A single-node "
+                "run of gpt-oss-120b records 58.82 tok/s.")
+    assert (h.value, c.fields["gpu_count"]) == (75.96, 2)
+
+
+def test_decode_throughput_a_prefill_buffer_an_unknown_gpus_count_and_minutes():
+    c, h = head("a contributor measured mlc-llm decode throughput of 170.7 tok/s on an RTX 3090")
+    assert (h.metric, h.scope) == ("generation_tok_s", "request")
+    c, h = head("on an RTX 2050 with 4GB, Qwen3.6-35B-A3B-NVFP4 runs at ~21 tok/s using a CPU MoE prefill buffer")
+    assert h.metric != "prefill_tok_s" and (c.fields["gpu"], c.fields["gpu_count"]) == ("RTX 2050", 1)
+    assert parse_claim("two RTX 2050s run Qwen3-8B at 21 tok/s").fields["gpu_count"] == 2
+    c, h = head("在 2080TI 上用 AirLLM 跑未量化的 Qwen-14B-Chat（max_new_tokens=5），推理大约需要两分半。")
+    assert (h.value, h.unit, h.metric, c.fields["output_tokens"], c.fields["engine"]) == (150.0, "s", "e2e_latency", 5, "AirLLM")
+    # a named type over the words "满血部署" (the full-size model)
+    c = parse_claim("用改进的 GPTQ 8bit 量化把 671B 的 DeepSeek 模型压缩到 326GB，在 RTX 4090 单卡上“满血部署”，推理延迟 620ms")
+    assert c.fields["precision"] == "INT8"
+
+
+def test_a_glued_family_size_is_a_model_and_n_batch_is_a_concurrency():
+    c = parse_claim("A comparison of mlc and vLLM with Qwen7B int4 on a 3090 measured 1-batch decode at 9.6ms per token for "
+                    "vLLM versus 6.1ms for mlc, and 10-batch decode at 14ms versus 30.7ms.")
+    assert (c.fields["model"], c.fields["concurrency"], c.fields["precision"]) == ("Qwen-7B", 1, "INT4")
+    assert c.unknown_names[0]["words"] == "Qwen-7B"

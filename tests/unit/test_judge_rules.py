@@ -821,3 +821,13 @@ def test_cpu_devices_are_judged_by_their_memory_a_raspberry_pi_5_a_named_xeon_an
     assert a.verdict == "implausible"
     a = analyze_claim(parse_claim("A Radeon Vega 8 iGPU with DDR4-3200 runs Qwen3-30B-A3B Q4_K_M at 12.0 tok/s"))
     assert a.to_json()["layout"]["cpu_only"] is True and a.verdict == "plausible"
+
+
+def test_a_model_named_with_its_size_glued_is_judged_by_that_size_and_airllm_offloads():
+    """'Qwen7B' is not in the catalog, but its name gives its size: a dense 7B stand-in bounds
+    it. AirLLM loads one layer at a time, so 14B at 16 bits on an 11 GB card is no impossibility:
+    5 tokens in 150 s is far below any bound."""
+    a = analyze_claim(parse_claim("With Qwen7B int4 on a 3090, vLLM decodes at 9.6ms per token at batch 1"))
+    assert (a.verdict, a.model.name) == ("plausible", "Qwen2-7B")  # the catalog's dense Qwen nearest 7B
+    c = parse_claim("在 2080TI 上用 AirLLM 跑未量化的 Qwen-14B-Chat（max_new_tokens=5），推理大约需要两分半。")
+    assert analyze_claim(c).verdict == "plausible"

@@ -88,7 +88,8 @@ _BENCH_SERVING = re.compile(r"benchmark_serving|sharegpt|mlperf|\bgenai-perf|\bg
                             r"\b\d[\d,]*\s+(?:concurrent\s+)?(?:requests|prompts|users)\b|"
                             r"\d+\s*个?(?:请求|并发)", re.I)
 #: Engines people run on their own machines, which offload to CPU RAM when the GPU is too small.
-LOCAL_ENGINES = ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "KTransformers", "MLX", "ExLlamaV2")
+LOCAL_ENGINES = ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "KTransformers", "MLX", "ExLlamaV2",
+                 "AirLLM")  # AirLLM loads one layer at a time: it runs models larger than the GPU
 
 
 @dataclass

@@ -35,6 +35,7 @@ from tokcheck.core.claim.figures import (
 )
 from tokcheck.core.claim.hardware import (
     GPU_LIKE,
+    NameHit,
     count_range_before,
     find_names,
     gpu_count_anywhere,
@@ -185,6 +186,9 @@ _BENCH_ARCH = re.compile(r"(?<![\w.\-])qwen(?P<v>\d)(?P<v2>\d)?(?:moe|next)?\s+(
 # A size written before a family's name: "the 70B Nemotron model", "a 7B LLaMA Q4_1 model"
 _SIZE_THEN_NAME = re.compile(r"(?<![\w.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s+(?P<name>[A-Z][A-Za-z]+\d*(?:\.\d+)?|[a-z]+\d+(?:\.\d+)?)"
                              r"(?=[\s,)]|$)(?<!\bMoE)(?<!\bLLM)(?<!\bGGUF)")
+# A family's name with its size glued on: "Qwen7B int4", "Llama70B"
+_GLUED_SIZE = re.compile(r"(?<![\w.\-])(?P<fam>Qwen|Llama|Mistral|Gemma|Yi|Baichuan|InternLM|DeepSeek|Vicuna)"
+                         r"(?P<size>\d+(?:\.\d+)?)[bB](?![\w.])", re.I)
 # A tag that makes another model of a sized name: "Qwen3-4B-VL" is Qwen3-VL-4B, not Qwen3-4B
 _OTHER_MODEL_TAG = r"VL|Vision|Omni|Coder|Math|Guard|Embedding|Reranker|Audio"
 _TAG_AFTER_SIZE = re.compile(rf"(?<![\w.\-])(?P<fam>[A-Za-z]+[\d.]*)-(?P<size>\d+(?:\.\d+)?[bB])-(?P<tag>{_OTHER_MODEL_TAG})(?![A-Za-z])", re.I)
@@ -235,6 +239,9 @@ def _model_candidates(t: str) -> list[tuple[str, int, int, str | None]]:
         # llama-bench's model column: "qwen35 27B", "qwen3moe 30B.A3B" (architecture, then size)
         ver = m.group("v") + (f".{m.group('v2')}" if m.group("v2") else "")
         name = f"Qwen{ver}-{m.group('size')}B" + (f"-A{m.group('act')}B" if m.group("act") else "")
+        out.append((name, m.start(), m.end(), name))
+    for m in _GLUED_SIZE.finditer(t):
+        name = f"{m.group('fam')}-{m.group('size')}B"
         out.append((name, m.start(), m.end(), name))
     for m in _SIZE_THEN_NAME.finditer(t):
         name = f"{m.group('name')}-{m.group('size')}B"
@@ -387,6 +394,11 @@ def _unknown_model(t: str, notes: list, unknown: list) -> tuple[str, tuple[int, 
     """A model-shaped name the catalog does not know ("Qwen3.6-35B"), with the nearest names."""
     hf = _HF_ID.search(t)
     m = _MODEL_LIKE.search(t)
+    glued = _GLUED_SIZE.search(t)
+    if glued and not (hf or m):
+        name = f"{glued.group('fam')}-{glued.group('size')}B"
+        _note_unknown_model(name, notes, unknown)
+        return name, glued.span()
     if hf and re.search(r"\d+(?:\.\d+)?[bBmM]", hf.group("name")):
         name, span = _strip_suffixes(hf.group("name"))[-1], hf.span()
     elif m:
@@ -423,6 +435,7 @@ def _unknown_near(t: str, hits: list, head_start: int, known) -> tuple[str, str]
     best = None
     shaped = [(m.start("m"), m.end("m"), m.group("m").strip(), m.group("m")) for m in _MODEL_LIKE.finditer(t)]
     # "the 70B Nemotron model": a size before a capitalised name the catalog does not know
+    shaped += [(m.start(), m.end(), f"{m.group('fam')}-{m.group('size')}B", m.group(0)) for m in _GLUED_SIZE.finditer(t)]
     shaped += [(m.start(), m.end(), f"{m.group('name')}-{m.group('size')}B", m.group(0)) for m in _SIZE_THEN_NAME.finditer(t)
                if m.group("name")[0].isupper() and re.match(r"[\s\w.\-]{0,24}?\bmodel", t[m.end():m.end() + 32], re.I)]
     for s, e, name, words in sorted(shaped):
@@ -781,6 +794,9 @@ def parse_claim(text: str) -> Claim:
         notes.append(f"{igpu.group(0)!r} is an integrated GPU: it reads the system's memory")
     if "gpu" not in f and unknown_gpu and not re.search(re.escape(unknown_gpu[0]) + r"[\w\-]*\s+cpus?\b", t, re.I):
         f["gpu"], src["gpu"] = unknown_gpu[0], unknown_gpu[0]  # "an AmpereOne A192-32X CPU" names a CPU
+        c = gpu_count_near(t, NameHit(unknown_gpu[0], unknown_gpu[1], unknown_gpu[2]))
+        if c and "gpu_count" not in f:  # "on an RTX 2050", "two RTX 2050s": counted as a known GPU is
+            f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], unknown_gpu[1]):max(c[2], unknown_gpu[2])]
     if "gpu" not in f and re.search(r"raspberry\s*pi|树莓派|\b(?:on|using)\s+(?:the\s+)?cpus\s+of\b|\b(?:on|using)\s+an?\s+[\w\-]+(?:\s+[\w\-]+){0,3}\s+cpu\b(?!\s*(?:and|\+|with|plus))|"
                                     r"\(\s*cpu\s*\)|cpu[\s\-]only|only\s+(?:on\s+)?(?:the\s+)?cpu|纯\s*cpu|仅用?\s*cpu|no\s+gpu|without\s+(?:a\s+)?gpu|无\s*gpu|"
                                     r"不用\s*(?:gpu|显卡)|没有\s*(?:gpu|显卡)|cpu\s+inference|cpu\s*推理", t, re.I):
@@ -931,6 +947,9 @@ def parse_claim(text: str) -> Claim:
     footprint = {k: v[0] for k, v in foot.items()}
     for k, v in foot.items():
         src.setdefault(f"footprint.{k}", t[v[1]:v[2]])
+    if f.get("gpu") == "CPU" and "gpu_count" in f:
+        f.pop("gpu_count")  # a CPU run counts no GPUs ("one socket of a Xeon Gold 6430")
+        src.pop("gpu_count", None)
     fields = {k: f[k] for k in FIELD_KEYS if k in f and f[k] is not None}
     return Claim(text=raw, fields=fields, figures=figs, sources={k: v for k, v in src.items()},
                  footprint={k: footprint[k] for k in FOOTPRINT_KEYS if k in footprint}, notes=notes,

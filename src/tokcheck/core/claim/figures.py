@@ -82,12 +82,12 @@ _ONE_STREAM_THROUGHPUT = (r"(?:单请求|单并发|单用户|单路|单个请求
 
 _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "metric": (
-        ("prefill_tok_s", r"(?:pre-?fill|预填充)\s*(?:throughput|吞吐量?)|prompt\s+processing|prompt[\s\-]eval\w*|\bpp(?!\s*[=:]\s*\d)\s*\d*\b(?!\s*tp\b)|pre-?fill\w*|预处理|预填充|提示词?处理|"
+        ("prefill_tok_s", r"(?:pre-?fill|预填充)\s*(?:throughput|吞吐量?)|prompt\s+processing|prompt[\s\-]eval\w*|\bpp(?!\s*[=:]\s*\d)\s*\d*\b(?!\s*tp\b)|pre-?fill\w*(?!\s+(?:buffer|chunk|batch|size|step))|预处理|预填充|提示词?处理|"
                           r"prompt\s*(?:speed|throughput|tok|阶段|phase|stage|rate)|input\s+(?:processing|speed)|处理提示|首段|"
                           r"for\s+(?:a|the)\s+[\d,]+[\s\-]tokens?\s+prompt|prompt[\s_]?tps|"
                           r"(?:on\s+)?the\s+first\s+(?:inference\s+|forward\s+)?pass"),
         ("e2e_tok_s", r"end[\s\-]to[\s\-]end|\be2e\b|端到端|including\s+(?:prefill|ttft|prompt)"),
-        ("generation_tok_s", r"generation|generating|generate[sd]?|\btg\s*\d*\b|decod\w+|\beval\b|生成|解码|吐字|出字|"
+        ("generation_tok_s", r"decod(?:e|ing)\s+throughput|generation|generating|generate[sd]?|\btg\s*\d*\b|decod\w+|\beval\b|生成|解码|吐字|出字|"
                              r"输出速度|text\s+gen|token\s+gen|output\s+speed|inference\s+speed|推理速度|" + _ONE_STREAM_THROUGHPUT),
         ("aggregate_throughput", r"throughput|(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|system[\s\-]wide|"
                                  r"吞吐|总(?:输出)?|整体|across\s+(?:all\s+)?\d+"),
@@ -97,12 +97,12 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
                     r"for\s+(?:1|one)\s+(?:query|request|user|stream)|batch\s*(?:size\s*)?(?:of\s*)?(?:1|one)(?![\d.]|,\d{3})" + NOT_RANGE_START + r"|单流|"
                     r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d|,\d{3})" + NOT_RANGE_START + r"|\bbs\s*=?\s*1(?!\d)|\bbs1\b|"
                     r"concurrency\s*(?:of\s*|=\s*)?1(?!\d|,\d{3})" + NOT_RANGE_START + r"|"
-                    r"\bc\s*=\s*1(?!\d)|one\s+at\s+a\s+time|per[\s\-](?:request|stream|sequence)|单请求|单并发|单用户|单路|"
+                    r"\bc\s*=\s*1(?!\d)|\b1[\s\-]batch\b|one\s+at\s+a\s+time|per[\s\-](?:request|stream|sequence)|单请求|单并发|单用户|单路|"
                     r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)" + NOT_RANGE_START),
         ("user", r"per[\s\-]user|/\s*user|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),
         ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device|npu|hpu)|(?<![a-z])(?<!cpu)/\s*(?:gpu|card|npu|hpu|chip)\b|(?<=/s)/\s*(?:gpu|card|npu|hpu|chip)\b|each\s+gpu\s+(?:achieves|gets|reaches|delivers|does|serves|processes)|每\s*(?:张|块)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
         ("node", r"per[\s\-](?:node|server|machine|system|host)|/\s*node\b|each\s+node|每(?:个)?节点|每台|单机吞吐"),
-        ("aggregate", r"(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|整体|"
+        ("aggregate", r"(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|(?<!decode\s)(?<!decoding\s)throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|整体|"
                       r"最大并发|高并发|under\s+(?:full\s+)?load|at\s+max(?:imum)?\s+concurrency|\d+\s*并发"),
     ),
     "spec": (
@@ -125,6 +125,7 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*并发",
     r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
     r"batch(?:es)?\s+of\s+(?P<n>\d+)",
+    r"(?<![\d.])(?P<n>\d+)[\s\-]batch\b",  # "1-batch decode", "10-batch decode"
     r"\bbatch\s*(?:size\s*)?(?:of\s*)?(?:=\s*)?(?P<n>" + INTEGER + r")(?!\d|[.,]\d)(?!\s*-?\s*bits?\b)",
     r"max(?:imum)?\s+(?P<n>\d+)\s+(?:sequences|seqs|concurrent)",
     r"(?:并发|并行)\s*(?:数|量)?\s*(?:均|都)?\s*(?:为|是|设为)\s*(?P<n>\d+)(?![\d.])",
@@ -245,7 +246,7 @@ def _qualifier(t: str, start: int, end: int, post: str | None) -> str | None:
         if re.search(rf"(?:{rx})\s*$", before, re.I):
             return name
     # "a peak output throughput of only 393", "最高吞吐 522": the stress word a few words before
-    if re.search(r"(?:\bpeak|(?<!previous\s)(?<!prior\s)(?<!old\s)(?<!former\s)(?<!public\s)\brecord|最高|峰值)"
+    if re.search(r"(?:\bpeak|(?<!previous\s)(?<!prior\s)(?<!old\s)(?<!former\s)(?<!public\s)\brecord(?![a-z])|最高|峰值)"
                  r"[^0-9,;.，；。]{0,30}$", t[max(0, start - 40):start], re.I) \
             and not re.search(r"(?:previous|prior|old|former|earlier)\s+(?:\w+\s+)?record", t[max(0, start - 40):start], re.I):
         return "up_to"
@@ -258,6 +259,11 @@ def _qualifier(t: str, start: int, end: int, post: str | None) -> str | None:
         if re.match(rf"\s*(?:{rx})", after) and name == "approx":
             return name
     return None
+
+
+# A latency in minutes: "两分半" (two and a half minutes), "3 分钟", "2.5 minutes"
+_CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_MINUTES = re.compile(r"(?<![\d.])(?P<n>\d+(?:\.\d+)?|[一二两三四五六七八九十])\s*(?:分钟|分(?=半)|minutes?\b|mins?\b)(?P<half>半)?", re.I)
 
 
 def _raw_figures(t: str, masked: str) -> list[Figure]:
@@ -302,6 +308,18 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         if gap:
             fig.why["gap"] = gap
         found.append(fig)
+    for m in _MINUTES.finditer(masked):
+        # "推理大约需要两分半", "took 3 minutes": a latency in minutes, read in seconds
+        span = m.span()
+        if any(f.span[0] < span[1] and span[0] < f.span[1] for f in found) \
+                or not _LATENCY_WORDS.search(t[max(0, span[0] - 24):span[0]]):
+            continue
+        n = m.group("n")
+        mins = float(n) if re.fullmatch(r"\d+(?:\.\d+)?", n) else _CN_DIGITS.get(n)
+        if mins is None:
+            continue
+        found.append(Figure(value=(mins + (0.5 if m.group("half") else 0)) * 60, unit="s", span=span,
+                            words=t[span[0]:span[1]]))
     for m in _SPEED_TOKENS.finditer(masked):
         # "速度 2.5token，8192 时 3.2token": a speed written as a bare token count, and the list after it
         sentence_end = re.search(r"[。；;!?！？]", masked[m.end():])
@@ -595,6 +613,13 @@ def _condition(t: str, f: Figure) -> str | None:
         return "a target"  # "trying to reproduce NVIDIA's 253 tok/sec per user"
     if _INTERACTIVITY_AFTER.match(t, e) or _INTERACTIVITY_BEFORE.search(t[max(0, s - 40):s]):
         return "the per-user speed a throughput was read at"
+    sent_end = (rest.start() + e) if rest else len(t)
+    if (re.match(r"\s*(?:/\s*user|per\s+user)", t[e:e + 12], re.I) and re.search(r"\bat\s*(?:~|about\s+)?$", t[max(0, s - 12):s], re.I)
+            or re.search(r"在\s*(?:单用户|每用户|每个用户)?\s*$", t[max(0, s - 8):s]) and re.match(r"\s*(?:的)?\s*(?:负载|条件|交互性)\s*下", t[e:e + 10])) \
+            and re.search(r"\d[\d,.]*\s*(?:tok(?:en)?s?|t)\s*/\s*(?:s|秒|sec)|吞吐|throughput", t[e:sent_end], re.I) \
+            and not re.search(r"\bor\b|或", t[e:sent_end], re.I):  # "250 … per user, or 30,000 … maximum": alternatives
+        # "At 73 tok/s/user …, FP4 posts 9789 tok/s/GPU", "在单用户 20TPS 负载下实现 1920tokens/秒的吞吐量"
+        return "the per-user speed a throughput was read at"
     return None
 
 
@@ -775,8 +800,9 @@ def choose_headline(figs: list[Figure]) -> Figure | None:
        throughput was read at) is the headline only when the claim has nothing else;
     1. decode speed over prefill speed, and a rate (tok/s) over a latency — a prefill figure or
        a TTFT is the headline only when the claim has nothing else;
-    2. of a change ("from 35 s to 8.7 s", "245 tok/s, but the upgrade drops it to 135"), the
-       better end: the higher rate or the lower latency;
+    2. of a change of one measure ("from 35 s to 8.7 s", "245 tok/s, but the upgrade drops it
+       to 135"), the better end: the higher rate or the lower latency (figures of another metric
+       or scope — one stream, then a total at batch 8 — are no change);
     3. the figure the sentence stresses ("up to", "peak", "最高") over the others;
     4. the figure with speculative decoding over the same figure without it ("158 tok/s plain,
        373 tok/s with MTP" → 373): a claim states its best configuration;
@@ -790,7 +816,7 @@ def choose_headline(figs: list[Figure]) -> Figure | None:
     # a change "from X to Y" keeps its better end: a higher rate, a lower latency
     drop = set()
     for a, b in zip(figs, figs[1:]):
-        if a.before_change and a in pool and b in pool and a.value != b.value:
+        if a.before_change and a in pool and b in pool and a.value != b.value and (a.metric, a.scope) == (b.metric, b.scope):
             worse = (a if a.high <= b.high else b) if a.is_rate else (a if a.high >= b.high else b)
             drop.add(id(worse))
     pool = [f for f in pool if id(f) not in drop] or pool

@@ -73,12 +73,21 @@ def count_range_before(t: str, start: int) -> bool:
                           rf"{_VENDOR}$", before, re.I))
 
 
+def _one_device_machine(name: str) -> bool:
+    """Whether catalog GPU ``name`` is a machine with one device (a DGX Spark, a Mac, a Jetson)."""
+    from tokcheck.core.catalog import gpus
+
+    return any(g.name == name and g.kind in ("soc", "apple") for g in gpus())
+
+
 def gpu_count_near(t: str, hit: NameHit, *, system: bool = False) -> Hit | None:
     """The count written right before or after a GPU name ("2x H100", "H100 x2", "两张 4090");
     with ``system``, the count of a system ("four GB300 NVL72 systems"), where a unit word after
     the name is expected. A range of counts ("1~4x 4090D") is no count."""
     before, after = t[max(0, hit.start - 24):hit.start], t[hit.end:hit.end + 24]
     times = _BEFORE[0].search(before)
+    if not system and _one_device_machine(hit.name):
+        system = True  # "two DGX Spark nodes", "four Mac Studios": each machine is one device
     if not system and re.match(r"\s*(?:node|server|box|machine|system|host|instance|pod|rack)s?\b", after, re.I) \
             and not (times and re.search(r"\d\s*[x*]\s*$", before[:times.end()].rstrip() + " ")):
         return None  # "a single H200 node" counts nodes; "the 8x H200 machine" counts its GPUs
@@ -177,4 +186,4 @@ GPU_LIKE = re.compile(
     r"(?<![a-z0-9])(?:(?:geforce\s+)?(?:rtx|gtx)\s*(?:pro\s*)?[a-z]?\d{3,4}\s*(?:ti|super|d|ada)?(?:\s+(?:ti|super))?|"
     r"(?:instinct\s+)?mi\d{3}[a-z]?|radeon\s+(?:rx\s+)?\d{4}\s*(?:xtx|xt)?|rx\s*\d{4}\s*(?:xtx|xt)?|"
     r"[abhlv]\d{2,3}[a-z]?(?:\s*(?:sxm|pcie|nvl)\d?)?|gb\d{3}|gh\d{3}|b\d{3}a?|"
-    r"(?:apple\s+)?m[1-5]\s*(?:pro|max|ultra)?|t4|l4|l40s?|ascend\s*\d{3}[a-z]?|910[bc])(?![a-z0-9])", re.I)
+    r"(?:apple\s+)?m[1-5]\s*(?:pro|max|ultra)?|t4|l4|l40s?|ascend\s*\d{3}[a-z]?|910[bc])(?=s?(?![a-z0-9]))", re.I)

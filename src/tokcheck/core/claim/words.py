@@ -232,13 +232,12 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
     pick = _pick(mentions, near, figures, t, chains)
     if pick is not None and pick[0] == "full" and any(h[0] != "full" for h in mentions):
         # "full precision … BF16": a named type says more than the words "full precision"
-        # — where nothing else is between them: "20.2 TPS in W16A16, ~35.5 in W8A16" keeps 16-bit
+        # — unless the words name a width themselves: "20.2 TPS in W16A16, ~35.5 in W8A16" is 16-bit
         typed = [h for h in mentions if h[0] != "full"]
         alt = _pick(typed, near, figures, t, chains)
-        lo, hi = sorted((alt, pick), key=lambda h: h[1]) if alt else (pick, pick)
-        if alt is not None and hi[1] - lo[2] <= 60 and not any(lo[2] <= f[0] < hi[1] for f in figures or ()) \
-                and not re.search(r"(?<![\w.\-])~?\d+(?:\.\d+)?(?![\w.\-])", t[lo[2]:hi[1]]):
-            pick = alt
+        if alt is not None and not re.search(r"16", t[pick[1]:pick[2]]) and not any(
+                min(alt[2], pick[2]) <= f[0] < max(alt[1], pick[1]) for f in figures or ()):
+            pick = alt  # "unquantized … 3413 tok/s … 3708 for FP16": FP16 is the other figure's
     if pick is not None:
         out["precision"] = pick
         if pick in gguf:
@@ -355,6 +354,7 @@ _ENGINES = (
     ("Chitu", r"\bchitu\b|赤兔(?:推理)?引擎|赤兔"),
     ("QNN", r"\bqnn\b|qualcomm\s+ai\s+engine\s+direct"),
     ("fastllm", r"\bfastllm\b"),
+    ("AirLLM", r"\bairllm\b"),
     ("PowerInfer", r"\bpowerinfer\b"),
     ("transformers", r"\btransformers\b"),
 )
@@ -468,7 +468,7 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             taken_n = m.span("n")
     if "output_tokens" not in out:
         m = _nearest_match([
-            rf"(?:output|generation|generated|输出|生成|osl|max_tokens|max\s+tokens)\s*(?:length|长度|len|tokens?)?\s*"
+            rf"(?:output|generation|generated|输出|生成|osl|max_tokens|max_new_tokens|max\s+(?:new\s+)?tokens)\s*(?:length|长度|len|tokens?)?\s*"
             rf"(?:of|=|:|约|为|是)?\s*~?\s*{_N}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
             rf"{_N}\s*(?:output|输出)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
             rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:output|generation|generated|decode|decoding)\b",
