@@ -1072,3 +1072,11 @@ def test_a_glued_family_size_is_a_model_and_n_batch_is_a_concurrency():
                     "vLLM versus 6.1ms for mlc, and 10-batch decode at 14ms versus 30.7ms.")
     assert (c.fields["model"], c.fields["concurrency"], c.fields["precision"]) == ("Qwen-7B", 1, "INT4")
     assert c.unknown_names[0]["words"] == "Qwen-7B"
+
+
+def test_lower_case_family_sizes_an_apu_and_w4afp8():
+    c = parse_claim("an RX 7900 XTX running llama 8B Q4_K_M went from 105.75 to 105.81 t/s on tg64")
+    assert c.fields["model"] == "llama-8B" and c.unknown_names[0]["words"] == "llama-8B"
+    c = parse_claim("a user had read that an AMD 5700G manages around 100 ms/token on 4-bit Llama 7B")
+    assert c.fields["gpu"] == "CPU"
+    assert parse_claim("SGLang TP8 DeepSeek-R1 w4afp8 gave 1437.23 tok/s output").fields["precision"] == "INT4"

@@ -831,3 +831,18 @@ def test_a_model_named_with_its_size_glued_is_judged_by_that_size_and_airllm_off
     assert (a.verdict, a.model.name) == ("plausible", "Qwen2-7B")  # the catalog's dense Qwen nearest 7B
     c = parse_claim("在 2080TI 上用 AirLLM 跑未量化的 Qwen-14B-Chat（max_new_tokens=5），推理大约需要两分半。")
     assert analyze_claim(c).verdict == "plausible"
+
+
+def test_weights_beyond_the_stated_gpu_memory_with_no_gpu_named_are_implausible():
+    """No GPU is named, but its 48 GB are: a 70B model at BF16 (~141 GB, judged as a dense 70B)
+    cannot be held, and nothing offloads it."""
+    c = parse_claim("文章称在一款配备 48GB 显存的新型数据中心级 GPU 上，以 BF16 精度运行某开源大模型的 70B 版本，短文本单请求吞吐为 "
+                    "19.9tokens/s")
+    assert analyze_claim(c).verdict == "implausible"
+
+
+def test_a_range_of_speeds_agrees_with_a_time_per_token_inside_it():
+    c = parse_claim("有人在昇腾 910B 上用 MindSpore 跑 ChatGLM-6B 推理，大概只有 3-4tokens 每秒；改了代码后能从 320ms/token 优化到 160ms/token")
+    a = analyze_claim(c)
+    assert a.verdict == "plausible"
+    assert not any("contradicts" in e for e in a.explanations)

@@ -701,8 +701,9 @@ def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], di
         per = _rate_of(t.value, t.unit, {})
         scope = _stated_scope(head)
         metric = claim.fields.get("metric")
+        lo = min(head.value) if isinstance(head.value, (list, tuple)) else rate
         if per:
-            if abs(rate - per) <= 0.15 * per:
+            if abs(rate - per) <= 0.15 * per or lo / 1.15 <= per <= rate * 1.15:  # "3-4 tok/s" holds 320 ms/tok
                 out.append({"check": "tpot_vs_tok_s", "ok": True,
                             "text": f"{fmt(t.high)} {t.unit} is {fmt(per)} tok/s, which agrees with {fmt(rate)} tok/s"})
             elif rate > per * 1.25 and (scope in ("aggregate", "gpu", "node") or metric == "aggregate_throughput"
@@ -1225,6 +1226,17 @@ def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, 
     r0 = readings[0]
     b0 = decode_bound(r0.model, None, r0.precision, context)
     result.bound = _bound_json(b0)
+    mem = f.get("gpu_memory_gb")
+    if mem and not words.offload and find_host_memory(claim.text, None).capacity_bytes is None \
+            and not isinstance(r0.model, WeightsOnly):
+        # "a new 48 GB datacenter GPU … 70B at BF16": the GPU is not named, but its memory is
+        have = float(mem) * 1e9 * int(f.get("gpu_count") or 1)
+        need = weights_bytes(r0.model, r0.precision)
+        if need > have * HOST_SHORT_MARGIN:
+            ex.append(f"the weights at {r0.label} ({_gb(need)}) do not fit the {_gb(have)} of GPU memory stated, and "
+                      "nothing in the claim offloads them to host memory")
+            result.verdict = "implausible"
+            return _finish_bad(result, bad)
     if (words.offload and (words.all_experts_on_cpu or claim.footprint.get("n_cpu_moe"))):
         host = find_host_memory(claim.text, None)
         off = offload_bound(r0.model, None, host, r0.precision, context, n_cpu_moe=claim.footprint.get("n_cpu_moe"),

@@ -149,7 +149,8 @@ IGPU = re.compile(r"(?<![\w\-])(?:amd\s+)?radeon\s+(?:vega\s*\d{1,2}|[6789]\d0m)
                   r"(?<![\w\-])(?:qualcomm\s+)?adreno\s*\d{3}(?![\w\-])", re.I)
 # A CPU's name: the device when no GPU is named ("a 70B Q4 model at 7-8 tok/s on an EPYC 9754")
 _CPU_NAMED = re.compile(r"\b(?:epyc|xeon|threadripper|ampereone|altra|graviton\d*)\b|\bcore\s+(?:ultra\s+)?i?[3579]\b|"
-                        r"\bi[3579][\s\-]\d{4,5}[a-z]*\b|\bryzen\s+(?:[3579]|ai\s+(?:9\s+)?(?:hx\s+)?3\d\d)\b", re.I)
+                        r"\bi[3579][\s\-]\d{4,5}[a-z]*\b|\bryzen\s+(?:[3579]|ai\s+(?:9\s+)?(?:hx\s+)?3\d\d)\b|"
+                        r"\bamd\s+[2-9]\d{3}g\b", re.I)  # "an AMD 5700G": an APU, run on its CPU
 
 
 def _blank(t: str, spans: list[tuple[int, int]]) -> str:
@@ -186,6 +187,8 @@ _BENCH_ARCH = re.compile(r"(?<![\w.\-])qwen(?P<v>\d)(?P<v2>\d)?(?:moe|next)?\s+(
 # A size written before a family's name: "the 70B Nemotron model", "a 7B LLaMA Q4_1 model"
 _SIZE_THEN_NAME = re.compile(r"(?<![\w.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s+(?P<name>[A-Z][A-Za-z]+\d*(?:\.\d+)?|[a-z]+\d+(?:\.\d+)?)"
                              r"(?=[\s,)]|$)(?<!\bMoE)(?<!\bLLM)(?<!\bGGUF)")
+# A family written in lower case with its size: "llama 8B Q4_K_M"
+_LOWER_FAMILY_SIZE = re.compile(r"(?<![\w.\-])(?P<fam>llama|qwen|mistral|gemma)\s+(?P<size>\d+(?:\.\d+)?)\s*[bB](?![\w.])")
 # A family's name with its size glued on: "Qwen7B int4", "Llama70B"
 _GLUED_SIZE = re.compile(r"(?<![\w.\-])(?P<fam>Qwen|Llama|Mistral|Gemma|Yi|Baichuan|InternLM|DeepSeek|Vicuna)"
                          r"(?P<size>\d+(?:\.\d+)?)[bB](?![\w.])", re.I)
@@ -239,6 +242,10 @@ def _model_candidates(t: str) -> list[tuple[str, int, int, str | None]]:
         # llama-bench's model column: "qwen35 27B", "qwen3moe 30B.A3B" (architecture, then size)
         ver = m.group("v") + (f".{m.group('v2')}" if m.group("v2") else "")
         name = f"Qwen{ver}-{m.group('size')}B" + (f"-A{m.group('act')}B" if m.group("act") else "")
+        out.append((name, m.start(), m.end(), name))
+    for m in _LOWER_FAMILY_SIZE.finditer(t):
+        # lower-case "llama 8B" (a capitalised "Llama 8B" is model-shaped already)
+        name = f"{m.group('fam')}-{m.group('size')}B"
         out.append((name, m.start(), m.end(), name))
     for m in _GLUED_SIZE.finditer(t):
         name = f"{m.group('fam')}-{m.group('size')}B"
@@ -394,7 +401,7 @@ def _unknown_model(t: str, notes: list, unknown: list) -> tuple[str, tuple[int, 
     """A model-shaped name the catalog does not know ("Qwen3.6-35B"), with the nearest names."""
     hf = _HF_ID.search(t)
     m = _MODEL_LIKE.search(t)
-    glued = _GLUED_SIZE.search(t)
+    glued = _GLUED_SIZE.search(t) or _LOWER_FAMILY_SIZE.search(t)
     if glued and not (hf or m):
         name = f"{glued.group('fam')}-{glued.group('size')}B"
         _note_unknown_model(name, notes, unknown)
@@ -435,7 +442,8 @@ def _unknown_near(t: str, hits: list, head_start: int, known) -> tuple[str, str]
     best = None
     shaped = [(m.start("m"), m.end("m"), m.group("m").strip(), m.group("m")) for m in _MODEL_LIKE.finditer(t)]
     # "the 70B Nemotron model": a size before a capitalised name the catalog does not know
-    shaped += [(m.start(), m.end(), f"{m.group('fam')}-{m.group('size')}B", m.group(0)) for m in _GLUED_SIZE.finditer(t)]
+    shaped += [(m.start(), m.end(), f"{m.group('fam')}-{m.group('size')}B", m.group(0))
+               for rx in (_GLUED_SIZE, _LOWER_FAMILY_SIZE) for m in rx.finditer(t)]
     shaped += [(m.start(), m.end(), f"{m.group('name')}-{m.group('size')}B", m.group(0)) for m in _SIZE_THEN_NAME.finditer(t)
                if m.group("name")[0].isupper() and re.match(r"[\s\w.\-]{0,24}?\bmodel", t[m.end():m.end() + 32], re.I)]
     for s, e, name, words in sorted(shaped):

@@ -27,7 +27,7 @@ _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("FP4", r"\bfp4\b|\bfloat4\b|\be2m1\b"),
     ("FP8", r"\bfp8\b|\bfloat8\b|\be4m3\b|\bw8a8[\s\-_]?fp8\b|\bfp8[\s\-_]?dynamic\b"),
     ("INT8", r"\bint8\b|\bw8a8\b|\bw8a16\b|\b8[\s\-]?bits?\b|\bbnb[\s\-_]?8bit|\bllm\.int8|8\s*位(?:元|比特)?量化|8\s*比特"),
-    ("INT4", r"\bint4\b|\bw4a16\b|\bw4a8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位(?:元|比特)?量化|4\s*比特"),
+    ("INT4", r"\bint4\b|\bw4a16\b|\bw4a8\b|\bw4afp8\b|\bw4a8[\-_]?fp8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位(?:元|比特)?量化|4\s*比特"),
     ("1.58bpw", r"\bb1\.58\b|\b1\.58[\s\-]?bits?\b|\bternary\b"),
     ("6bpw", r"\b6[\s\-]?bits?\b"),
     ("5bpw", r"\b5[\s\-]?bits?\b"),
