@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from tokcheck.core.architecture import ModelSpec, total_params
 from tokcheck.core.catalog import GIB, GpuSpec, gpus
 from tokcheck.core.claim import IGPU, Claim
-from tokcheck.core.claim.numbers import NOT_RANGE_START
+from tokcheck.core.claim.numbers import CN_COUNT, COUNT_WORDS, NOT_RANGE_START, count_value
 from tokcheck.core.claim.words import engine_family
 from tokcheck.core.hostmem import HostMemory, find_host_memory
 from tokcheck.core.precision import (
@@ -158,10 +158,9 @@ def _host_device(host: HostMemory) -> GpuSpec:
                    source=host.why, checked="n/a", kind="host_memory")
 
 
-_WORD_COUNT = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "两": 2, "三": 3, "四": 4, "八": 8}
 # Machines of a CPU-only run: "four CPU-only Raspberry Pi 5 16GB boards", "4 台树莓派"
-_BOARDS = re.compile(r"(?<![\w.])(?P<n>\d{1,2}|two|three|four|five|six|eight)\s+(?:[\w\-]+\s+){0,5}?"
-                     r"(?:boards|nodes|machines|devices|units|servers|pis)\b|(?P<n2>\d{1,2}|[两三四八])\s*台", re.I)
+_BOARDS = re.compile(rf"(?<![\w.])(?P<n>\d{{1,2}}|{COUNT_WORDS})\s+(?:[\w\-]+\s+){{0,5}}?"
+                     rf"(?:boards|nodes|machines|devices|units|servers|pis)\b|(?P<n2>\d{{1,2}}|{CN_COUNT})\s*台", re.I)
 _NODES_OF_ONE = re.compile(r"(?<![\w.])(?P<n>\d{1,3})\s+(?:nodes|units|machines|boxes|systems)\b|"
                            r"cluster\s+of\s+(?P<n2>\d{1,3})\b", re.I)
 
@@ -179,8 +178,7 @@ def read_setup(claim: Claim, gpu: GpuSpec | None, words: Words, notes: list[str]
             # assumed server socket, which the note says (generous: a figure above it is above any)
             if host.stated or re.search(r"\b(?:xeon|epyc)\b|至强", claim.text or "", re.I):
                 boards = _BOARDS.search(claim.text or "")
-                word = (boards.group("n") or boards.group("n2")) if boards else "1"
-                n = _WORD_COUNT.get(word.lower()) or int(word)
+                n = count_value(boards.group("n") or boards.group("n2")) or 1 if boards else 1
                 if n > 1:
                     # "four Raspberry Pi 5 boards with distributed-llama": each board reads its own
                     # share of the weights, so the bandwidths add up (tensor parallel over the boards)

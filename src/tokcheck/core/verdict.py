@@ -262,10 +262,11 @@ class _Bounds:
     host_short: tuple[float, float] | None = None  # (bytes left for the host, stated host RAM) when they cannot fit
 
 
-#: How far the weights left for the host may exceed the RAM a claim states before they cannot be
-#: held: our weight sizes are estimates (a GGUF's mixed types, mmap of a file a little larger than
-#: RAM), so only a clear shortfall — half again the stated RAM — says the weights cannot fit.
-HOST_SHORT_MARGIN = 1.5
+#: How far weights may exceed a memory the claim states (host RAM left for offloaded weights, or
+#: GPU memory when no GPU is named) before they cannot be held: our weight sizes are estimates (a
+#: GGUF's mixed types, mmap of a file a little larger than RAM), so only a clear shortfall — half
+#: again the stated memory — says the weights cannot fit.
+MEMORY_SHORT_MARGIN = 1.5
 
 
 def _fits(setup: Setup, w: float, words: Words) -> bool | None:
@@ -302,7 +303,7 @@ def _bounds(r: Reading, setup: Setup, claim: Claim, words: Words, context: int, 
                             total_layers=foot.get("total_layers"),
                             gpu_memory_bytes=setup.capacity, host_expert_fraction=words.expert_share)
         cap = setup.host.capacity_bytes
-        if fits is False and cap and off["host_weights_bytes"] > cap * HOST_SHORT_MARGIN:
+        if fits is False and cap and off["host_weights_bytes"] > cap * MEMORY_SHORT_MARGIN:
             # "RTX 4090 … 配 64GB DDR5 内存" with 349 GB of weights: the stated RAM cannot hold what
             # does not fit the GPU, so nothing can be offloaded (it would stream from disk)
             return _Bounds(r, b, b.hard_tok_s, b.realistic_tok_s, fits, None, w, mem, setup,
@@ -1230,9 +1231,9 @@ def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, 
     if mem and not words.offload and find_host_memory(claim.text, None).capacity_bytes is None \
             and not isinstance(r0.model, WeightsOnly):
         # "a new 48 GB datacenter GPU … 70B at BF16": the GPU is not named, but its memory is
-        have = float(mem) * 1e9 * int(f.get("gpu_count") or 1)
+        have = float(mem) * GIB * int(f.get("gpu_count") or 1)  # GPU memory is stated in GiB, as elsewhere
         need = weights_bytes(r0.model, r0.precision)
-        if need > have * HOST_SHORT_MARGIN:
+        if need > have * MEMORY_SHORT_MARGIN:
             ex.append(f"the weights at {r0.label} ({_gb(need)}) do not fit the {_gb(have)} of GPU memory stated, and "
                       "nothing in the claim offloads them to host memory")
             result.verdict = "implausible"

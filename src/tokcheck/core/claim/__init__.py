@@ -42,6 +42,7 @@ from tokcheck.core.claim.hardware import (
     gpu_count_near,
     gpu_memory_anywhere,
     gpu_memory_near,
+    gpu_row,
     is_comparison,
     plural_after,
 )
@@ -192,6 +193,12 @@ _LOWER_FAMILY_SIZE = re.compile(r"(?<![\w.\-])(?P<fam>llama|qwen|mistral|gemma)\
 # A family's name with its size glued on: "Qwen7B int4", "Llama70B"
 _GLUED_SIZE = re.compile(r"(?<![\w.\-])(?P<fam>Qwen|Llama|Mistral|Gemma|Yi|Baichuan|InternLM|DeepSeek|Vicuna)"
                          r"(?P<size>\d+(?:\.\d+)?)[bB](?![\w.])", re.I)
+def _family_size_matches(t: str):
+    """Glued ("Qwen7B") and lower-case ("llama 8B") family-and-size names, glued ones first."""
+    yield from _GLUED_SIZE.finditer(t)
+    yield from _LOWER_FAMILY_SIZE.finditer(t)
+
+
 # A tag that makes another model of a sized name: "Qwen3-4B-VL" is Qwen3-VL-4B, not Qwen3-4B
 _OTHER_MODEL_TAG = r"VL|Vision|Omni|Coder|Math|Guard|Embedding|Reranker|Audio"
 _TAG_AFTER_SIZE = re.compile(rf"(?<![\w.\-])(?P<fam>[A-Za-z]+[\d.]*)-(?P<size>\d+(?:\.\d+)?[bB])-(?P<tag>{_OTHER_MODEL_TAG})(?![A-Za-z])", re.I)
@@ -243,11 +250,8 @@ def _model_candidates(t: str) -> list[tuple[str, int, int, str | None]]:
         ver = m.group("v") + (f".{m.group('v2')}" if m.group("v2") else "")
         name = f"Qwen{ver}-{m.group('size')}B" + (f"-A{m.group('act')}B" if m.group("act") else "")
         out.append((name, m.start(), m.end(), name))
-    for m in _LOWER_FAMILY_SIZE.finditer(t):
-        # lower-case "llama 8B" (a capitalised "Llama 8B" is model-shaped already)
-        name = f"{m.group('fam')}-{m.group('size')}B"
-        out.append((name, m.start(), m.end(), name))
-    for m in _GLUED_SIZE.finditer(t):
+    for m in _family_size_matches(t):
+        # lower-case "llama 8B" (a capitalised "Llama 8B" is model-shaped already), glued "Qwen7B"
         name = f"{m.group('fam')}-{m.group('size')}B"
         out.append((name, m.start(), m.end(), name))
     for m in _SIZE_THEN_NAME.finditer(t):
@@ -401,7 +405,7 @@ def _unknown_model(t: str, notes: list, unknown: list) -> tuple[str, tuple[int, 
     """A model-shaped name the catalog does not know ("Qwen3.6-35B"), with the nearest names."""
     hf = _HF_ID.search(t)
     m = _MODEL_LIKE.search(t)
-    glued = _GLUED_SIZE.search(t) or _LOWER_FAMILY_SIZE.search(t)
+    glued = next(_family_size_matches(t), None)
     if glued and not (hf or m):
         name = f"{glued.group('fam')}-{glued.group('size')}B"
         _note_unknown_model(name, notes, unknown)
@@ -442,8 +446,7 @@ def _unknown_near(t: str, hits: list, head_start: int, known) -> tuple[str, str]
     best = None
     shaped = [(m.start("m"), m.end("m"), m.group("m").strip(), m.group("m")) for m in _MODEL_LIKE.finditer(t)]
     # "the 70B Nemotron model": a size before a capitalised name the catalog does not know
-    shaped += [(m.start(), m.end(), f"{m.group('fam')}-{m.group('size')}B", m.group(0))
-               for rx in (_GLUED_SIZE, _LOWER_FAMILY_SIZE) for m in rx.finditer(t)]
+    shaped += [(m.start(), m.end(), f"{m.group('fam')}-{m.group('size')}B", m.group(0)) for m in _family_size_matches(t)]
     shaped += [(m.start(), m.end(), f"{m.group('name')}-{m.group('size')}B", m.group(0)) for m in _SIZE_THEN_NAME.finditer(t)
                if m.group("name")[0].isupper() and re.match(r"[\s\w.\-]{0,24}?\bmodel", t[m.end():m.end() + 32], re.I)]
     for s, e, name, words in sorted(shaped):
@@ -513,25 +516,30 @@ def _other_size_of_family(t: str, mh: "_ModelHit", head, hits: list) -> "_ModelH
     """A family named first and a size written for the headline ("DeepSeek-R1 方案 …：70B 参数模型 …
     12 tokens/s"): the family's model of that size (Ollama's deepseek-r1:70b, the 70B distill),
     where it differs from the named model's own size by more than a quarter; else None."""
-    from tokcheck.core.architecture import total_params
     from tokcheck.core.catalog import find_model
 
-    sizes = [m for m in _SIZED_MODEL.finditer(t, mh.end, head.span[0])]
+    sizes = list(_SIZED_MODEL.finditer(t, mh.end, head.span[0]))
     if not sizes or re.search(r"[.;!?。；！？](?:\s|$)", t[sizes[-1].end():head.span[0]]):
         return None
     size = float(sizes[-1].group("size"))
-    named_sized = [h for h in hits if h.name != mh.name and _size_b(h.name) and abs(_size_b(h.name) - size) / size <= 0.25]
-    if named_sized and _size_b(mh.name) and abs(_size_b(mh.name) - size) / size > 0.25:
+
+    def near(billions: float | None) -> bool:  # within a quarter of the stated size
+        return billions is not None and abs(billions - size) / size <= 0.25
+
+    named = _size_b(mh.name)
+    if named is None or near(named):
+        return None
+    named_sized = [h for h in hits if h.name != mh.name and near(_size_b(h.name))]
+    if named_sized:
         # "Llama 3 70B, Phi3-Mini 3.8B and Llama 3 8B … The 70B model reached 5-10 tokens per second"
         h = named_sized[-1]
         return _ModelHit(h.name, h.start, h.end, h.words, h.version, h.version_words,
                          note=f"{sizes[-1].group(0)!r} by the figure is {h.name}, named earlier")
     try:
-        named = total_params(find_model(mh.name)) / 1e9
         spec = find_model(f"{mh.words.strip()}:{sizes[-1].group('size')}b")
-    except (TokcheckError, ValueError):
+    except TokcheckError:
         return None
-    if spec.name == mh.name or abs(named - size) / size <= 0.25:
+    if spec.name == mh.name:
         return None
     return _ModelHit(spec.name, mh.start, mh.end, f"{mh.words} … {sizes[-1].group(0)}",
                      note=f"{mh.words!r} with {sizes[-1].group(0)!r} by the figure read as {spec.name}")
@@ -694,24 +702,22 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
 
 def _datacenter(name: str) -> bool:
     """Whether catalog GPU ``name`` is a datacenter part (sold in servers of several)."""
-    from tokcheck.core.catalog import gpus
-
-    return any(g.name == name and g.kind in ("datacenter", "amd_datacenter") for g in gpus())
+    row = gpu_row(name)
+    return row is not None and row.kind in ("datacenter", "amd_datacenter")
 
 
 def _memory_variant(name: str, gb: float) -> str | None:
-    """The catalog row that differs from GPU ``name`` only in its memory and has ``gb`` of it
+    """The catalog row that differs from GPU ``name`` only in its memory and has ``gb`` GB of it
     ("Jetson AGX Orin 64GB" with 32 GB stated → "Jetson AGX Orin 32GB"), else None."""
     from tokcheck.core.catalog import gpus
 
     def stem(n: str) -> str:
         return re.sub(r"\s*\d+\s*gb\b", "", n, flags=re.I).strip().lower()
 
-    rows = {g.name: g for g in gpus()}
-    here = rows.get(name)
+    here = gpu_row(name)
     if here is None or here.memory_gb is None or abs(here.memory_gb - gb) < 0.5:
         return None
-    same = [g for g in rows.values() if g.name != name and stem(g.name) == stem(name)
+    same = [g for g in gpus() if g.name != name and stem(g.name) == stem(name)
             and g.memory_gb is not None and abs(g.memory_gb - gb) < 0.5]
     return same[0].name if len(same) == 1 else None
 

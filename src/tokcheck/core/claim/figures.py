@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from tokcheck.core.claim.numbers import (
+    CN_COUNT,
     INTEGER,
     MULTIPLIER,
     NOT_RANGE_START,
@@ -27,6 +28,7 @@ from tokcheck.core.claim.numbers import (
     QUALIFIER_AFTER,
     QUALIFIER_BEFORE,
     RANGE_JOIN,
+    count_value,
     to_float,
 )
 from tokcheck.core.claim.text import SENTENCE_END
@@ -262,8 +264,7 @@ def _qualifier(t: str, start: int, end: int, post: str | None) -> str | None:
 
 
 # A latency in minutes: "两分半" (two and a half minutes), "3 分钟", "2.5 minutes"
-_CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-_MINUTES = re.compile(r"(?<![\d.])(?P<n>\d+(?:\.\d+)?|[一二两三四五六七八九十])\s*(?:分钟|分(?=半)|minutes?\b|mins?\b)(?P<half>半)?", re.I)
+_MINUTES = re.compile(rf"(?<![\d.])(?P<n>\d+(?:\.\d+)?|{CN_COUNT})\s*(?:分钟|分(?=半)|minutes?\b|mins?\b)(?P<half>半)?", re.I)
 
 
 def _raw_figures(t: str, masked: str) -> list[Figure]:
@@ -315,8 +316,8 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
                 or not _LATENCY_WORDS.search(t[max(0, span[0] - 24):span[0]]):
             continue
         n = m.group("n")
-        mins = float(n) if re.fullmatch(r"\d+(?:\.\d+)?", n) else _CN_DIGITS.get(n)
-        if mins is None:
+        mins = float(n) if re.fullmatch(r"\d+(?:\.\d+)?", n) else count_value(n)
+        if not mins:
             continue
         found.append(Figure(value=(mins + (0.5 if m.group("half") else 0)) * 60, unit="s", span=span,
                             words=t[span[0]:span[1]]))

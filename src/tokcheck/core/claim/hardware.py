@@ -73,11 +73,17 @@ def count_range_before(t: str, start: int) -> bool:
                           rf"{_VENDOR}$", before, re.I))
 
 
-def _one_device_machine(name: str) -> bool:
-    """Whether catalog GPU ``name`` is a machine with one device (a DGX Spark, a Mac, a Jetson)."""
+def gpu_row(name: str):
+    """The catalog's GPU row of canonical name ``name`` (a :class:`GpuSpec`), else None."""
     from tokcheck.core.catalog import gpus
 
-    return any(g.name == name and g.kind in ("soc", "apple") for g in gpus())
+    return next((g for g in gpus() if g.name == name), None)
+
+
+def _one_device_machine(name: str) -> bool:
+    """Whether catalog GPU ``name`` is a machine with one device (a DGX Spark, a Mac, a Jetson)."""
+    row = gpu_row(name)
+    return row is not None and row.kind in ("soc", "apple")
 
 
 def gpu_count_near(t: str, hit: NameHit, *, system: bool = False) -> Hit | None:
