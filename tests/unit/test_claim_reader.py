@@ -1080,3 +1080,27 @@ def test_lower_case_family_sizes_an_apu_and_w4afp8():
     c = parse_claim("a user had read that an AMD 5700G manages around 100 ms/token on 4-bit Llama 7B")
     assert c.fields["gpu"] == "CPU"
     assert parse_claim("SGLang TP8 DeepSeek-R1 w4afp8 gave 1437.23 tok/s output").fields["precision"] == "INT4"
+
+
+def test_a_figure_on_another_device_is_no_change_and_a_used_subset_is_the_count():
+    # "A100 上可优化至 180ms": a second device's figure, not the first setup improved
+    c, h = head("7B 模型以 FP16 在 RTX 4090 上的首 Token 生成时延为 420ms，相同模型在 A100 上可优化至 180ms")
+    assert (h.value, h.unit, c.fields["gpu"]) == (420.0, "ms", "RTX 4090")
+    # the same words on one device stay a change, whose better end is the headline
+    c, h = head("7B 模型在 RTX 4090 上的首 Token 时延为 420ms，调优后可优化至 180ms")
+    assert h.value == 180.0
+    c = parse_claim("一台 8 卡 RTX 5090 服务器只用前 4 张卡、以 vLLM 部署 Qwen3.6-27B，并发 30 时首字延迟 P99 为 223 ms")
+    assert (c.fields["gpu"], c.fields["gpu_count"]) == ("RTX 5090", 4)
+    c = parse_claim("An 8x H100 server, using only 4 of the GPUs, ran Llama 3.1 70B at 30 tok/s")
+    assert c.fields["gpu_count"] == 4
+    assert parse_claim("8 x H100 ran Llama 3.1 70B at 30 tok/s").fields["gpu_count"] == 8
+
+
+def test_macs_counted_and_a_decoder_s_tokens_per_step_are_no_prompt():
+    c = parse_claim("Two Mac Studio M3 Ultra machines ran DeepSeek R1 at 20 tok/s over Thunderbolt")
+    assert (c.fields["gpu"], c.fields["gpu_count"]) == ("Apple M3 Ultra", 2)
+    assert parse_claim("A Mac Studio M3 Ultra ran DeepSeek R1 at 20 tok/s").fields["gpu_count"] == 1
+    c = parse_claim("Llama 3 8B runs at 66.14 tokens per second on a Snapdragon 8 Elite; its token generator takes "
+                    "1 input token per step.")
+    assert "input_tokens" not in c.fields
+    assert parse_claim("Llama 3 8B: 512 input tokens, 66 tok/s on an RTX 4090").fields["input_tokens"] == 512

@@ -45,6 +45,7 @@ from tokcheck.core.claim.hardware import (
     gpu_row,
     is_comparison,
     plural_after,
+    used_subset,
 )
 from tokcheck.core.claim.numbers import plain
 from tokcheck.core.claim.text import normalise
@@ -631,6 +632,7 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
         elif c and isinstance(c[0], int) and 1 < c[0] < 64:
             f["gpu_count"] = sysrow["count"] * c[0]
             src["gpu_count"] = t[c[1]:h.end]
+        _subset_count(t, h, f, src)
         return
     h = _nearest_before(own, head_start, t) if own else None
     if h is None:
@@ -698,6 +700,26 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
         f["gpu_count"], src["gpu_count"] = total, t[group[0].start:group[-1].end]
         foot.pop("_singular", None)
         notes.append(f"a rig of {total} GPUs: {t[group[0].start:group[-1].end]!r}")
+    _subset_count(t, h, f, src)
+
+
+def _subset_count(t: str, h, f: dict, src: dict) -> None:
+    """"8 卡 RTX 5090 服务器只用前 4 张卡": the GPUs the run used are the count."""
+    sub = used_subset(t, h.end)
+    if sub and (not isinstance(f.get("gpu_count"), int) or sub[0] < f["gpu_count"]):
+        f["gpu_count"], src["gpu_count"] = sub[0], t[sub[1]:sub[2]]
+
+
+def _no_change_across_devices(figs: list, hits: list) -> None:
+    """"7B 在 RTX 4090 上 … 420ms，在 A100 上可优化至 180ms": two figures on two devices are a
+    comparison, not a before/after change of one setup, so neither end is dropped as the worse."""
+    for a, b in zip(figs, figs[1:]):
+        if not a.before_change:
+            continue
+        before = [h.name for h in hits if h.end <= a.span[0]]
+        between = [h.name for h in hits if a.span[1] <= h.start < b.span[0]]
+        if before and between and between[-1] != before[-1]:
+            a.before_change = False
 
 
 def _datacenter(name: str) -> bool:
@@ -784,6 +806,7 @@ def parse_claim(text: str) -> Claim:
             raise TokcheckError(f"{plain(fig.high)} tok/s is beyond any serving system; check the number")
         if fig.high <= 0:
             raise TokcheckError(f"the claimed figure must be positive, got {fig.words!r}")
+    _no_change_across_devices(figs, gpu_own + sys_hits)
     stated_conc = concurrency_mentions(_blank(masked, [fig.span for fig in figs]), [])
     infer_single_request(figs, any(c[0] > 1 for c in stated_conc)
                          or any(fig.scope in ("aggregate", "gpu", "node") for fig in figs))

@@ -32,7 +32,9 @@ def find_names(text: str, entries: list[tuple[str, tuple[str, ...]]], min_len: i
 
 
 _COUNT = rf"(?<![\d.])(?P<n>\d+|(?:{COUNT_WORDS})(?![a-z]))"
-_VENDOR = r"(?:nvidia\s+|amd\s+|geforce\s+|instinct\s+|tesla\s+|radeon\s+|huawei\s+|英伟达\s*|[昇升]腾\s*|华为\s*)?"
+_VENDOR = (r"(?:nvidia\s+|amd\s+|geforce\s+|instinct\s+|tesla\s+|radeon\s+|huawei\s+|英伟达\s*|[昇升]腾\s*|华为\s*|"
+           # "two Mac Studio M3 Ultra": each Mac is one device
+           r"(?:apple\s+)?(?:mac\s*(?:studio|mini|pro)|macbook\s+(?:pro|air))(?:s|es)?\s*(?:\(\s*|with\s+(?:an?\s+)?)?)?")
 _BEFORE = [re.compile(rx, re.I) for rx in (
     rf"(?<![~\-])(?:(?P<m>\d+)\s*[x*]\s*)?{_COUNT}\s*(?:x|\*)\s*(?:张|块|卡)?\s*{_VENDOR}(?:the\s+)?$",
     rf"(?<![~\-]){_COUNT}\s+(?:used\s+|new\s+|identical\s+|older\s+|modded\s+|[a-z]+-[a-z]+\s+)?{_VENDOR}(?:rtx\s+)?$",
@@ -153,6 +155,27 @@ def gpu_count_anywhere(t: str, exclude: list[tuple[int, int]]) -> Hit | None:
     if m and not re.match(r"[§\w\s\-]{0,30}?\b(?:node|server|machine|box|system|host|cluster)s?\b|[§\w\s\-]{0,30}?(?:节点|服务器|机器|集群)",
                           t[m.end():], re.I):
         return 1, m.start(), m.end()  # "on a single H200 node" counts the node, not its GPUs
+    return None
+
+
+# "8 卡服务器只用前 4 张卡", "an 8x H100 box, using only 4 of the GPUs": the run used part of the machine
+_SUBSET = [re.compile(rx, re.I) for rx in (
+    rf"(?:只|仅|仅仅)\s*(?:使)?用\s*(?:了)?\s*(?:其中|其)?\s*(?:的)?\s*(?:前|后)?\s*(?P<n>\d+|{CN_COUNT})\s*(?:张|块|个|片)",
+    rf"\b(?:using|used|uses|with)\s+only\s+{_COUNT}\s+of\s+(?:the|its|their|them|those|these)\b",
+    rf"\bonly\s+{_COUNT}\s+of\s+(?:the|its|their)\s+(?:\d+|{COUNT_WORDS})?\s*(?:gpus|cards|npus)\b",
+)]
+
+
+def used_subset(t: str, start: int) -> Hit | None:
+    """A count of the machine's GPUs the run used, written within 40 characters after ``start``
+    (the GPU or system name): "只用前 4 张卡" → 4. Overrides the machine's own count."""
+    window = t[start:start + 40]
+    for rx in _SUBSET:
+        m = rx.search(window)
+        if m:
+            n = count_value(m.group("n"))
+            if n:
+                return n, start + m.start(), start + m.end()
     return None
 
 

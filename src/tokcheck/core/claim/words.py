@@ -407,6 +407,8 @@ def engine_words(t: str, near: int | None = None, figures: list[tuple[int, int]]
 
 # a length in characters or words is no token count ("输入 664 个字符")
 _NOT_CHARS = r"(?!\s*个?\s*(?:字符|汉字|字(?!节)|characters?\b|chars?\b|words?\b))"
+# "takes 1 input token per step": what a decoder consumes per step is no prompt length
+_NOT_PER_STEP = r"(?!(?:\s*tokens?)?\s*(?:per|each|a|every|每)\s*(?:decode\s+|decoding\s+)?(?:step|iteration|forward\s+pass|pass|步|次迭代))"
 _N = rf"(?P<n>{NUMBER})\s*(?P<k>k|千)?(?!\.?\d){_NOT_CHARS}"
 _N2 = rf"(?P<n2>{NUMBER})\s*(?P<k2>k|千)?(?!\.?\d){_NOT_CHARS}"
 
@@ -454,7 +456,7 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
     if "input_tokens" not in out:
         pats = [rf"(?:input|prompt|context\s+of\s+the\s+prompt|输入|提示词?|isl)\s*(?:length|长度|len|size|tokens?)?\s*"
                 rf"(?:of|=|:|约|为|是)?\s*~?\s*{_N}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
-                rf"{_N}\s*(?:input|prompt(?!s)|输入)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
+                rf"{_N}\s*(?:input|prompt(?!s)|输入){_NOT_PER_STEP}(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
                 rf"{_N}[\s\-]*tokens?\s+prefill\b",
                 rf"prompt[\s_]eval[\s_]count\s*[:=]?\s*{_N}",
                 rf"{_N}[\s\-]*tokens?\s+(?:[a-z]+\s+)?(?:of\s+)?(?:inputs?|prompts?|documents?|context\s+of\s+input)\b",
