@@ -1104,3 +1104,68 @@ def test_macs_counted_and_a_decoder_s_tokens_per_step_are_no_prompt():
                     "1 input token per step.")
     assert "input_tokens" not in c.fields
     assert parse_claim("Llama 3 8B: 512 input tokens, 66 tok/s on an RTX 4090").fields["input_tokens"] == 512
+
+
+def test_engines_as_components_baselines_advice_and_beside_their_gpu():
+    c = parse_claim("With KTransformers 0.5.2 (kt-kernel + SGLang) on one RTX 5090, Qwen3-30B-A3B decoded at 52.5 tok/s "
+                    "for a 969-token prompt")
+    assert (c.fields["engine"], c.fields["engine_version"], c.fields["metric"]) == ("KTransformers", "0.5.2", "generation_tok_s")
+    assert (c.fields["value"], c.fields["input_tokens"]) == (52.5, 969)
+    c = parse_claim("BeeLlama v0.2.0 reaches 164 tok/s on a 27B model with one RTX 3090 (llama.cpp build b9275 as the baseline)")
+    assert c.fields["engine"] == "BeeLlama"
+    c = parse_claim("xinference 0.15.0 的 transformers 推理引擎在 4 张 4090 上跑 Qwen72B-AWQ，平均生成速度仅 0.33 tokens/s；"
+                    "维护者建议改用 vllm 或 sglang。")
+    assert c.fields["engine"] == "Xinference"
+    c = parse_claim("对比 4 卡 H20(SGLang)和 4 卡 910B(vLLM v0.11.0)：单并发文本生成 H20 约 157 tokens/秒、910B 约 40 tokens/秒")
+    assert (c.fields["gpu"], c.fields["engine"]) == ("H20", "SGLang")
+    c = parse_claim("在 DGX Spark 上用 llama.cpp 开 MTP 解码为 25.6 tok/s，而仓库默认的 SGLang 路径为 32-40。")
+    assert c.fields["engine"] == "llama.cpp"
+    assert parse_claim("MLC's chat app on a GTX 1060 timed 13,46 t/sec in int3").fields["engine"] == "MLC-LLM"
+    assert parse_claim("MLC's chat app on a GTX 1060 timed 13,46 t/sec in int3").fields["precision"] == "INT3"
+
+
+def test_lists_share_their_setting_and_a_tpot_list_keeps_its_unit():
+    c, h = head("at concurrency 1 with TP 2 it measured 210 ms TTFT, 14.94 ms TPOT and 65 tok/s on MI300X")
+    assert (h.value, h.metric, h.concurrency) == (65.0, "generation_tok_s", 1)
+    c, h = head("For Llama 3.1 8B at batch size 1, vLLM's TPOT was 7.07 ms without speculation, 4.29 ms with EAGLE 1")
+    assert [(f.metric, f.unit) for f in c.figures] == [("tpot", "ms/tok"), ("tpot", "ms/tok")]
+    c = parse_claim("On an A100 at ISL 128 / OSL 128 and concurrency 1 it gave 103.92 tok/s per user, and at 8192 "
+                    "input tokens 93.94 tok/s per user.")
+    assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (128, 128)
+    c = parse_claim("在 2 卡 RTX 4090 上用 vLLM 部署 Qwen3-32B-AWQ，实现 29 路高并发稳定推理，平均响应时间 41s。")
+    assert c.fields["concurrency"] == 29
+    assert parse_claim("111.2 tok/s on a single slot for Qwen3.6-27B on an RTX 5090").fields["concurrency"] == 1
+
+
+def test_counts_per_gpu_figures_and_other_figures_clauses():
+    # a per-GPU figure is a deployment's total over GPUs: one GPU named gives no count
+    c = parse_claim("On MI355X, at 66 tok/s/user FP4 delivers 1848 tok/s/GPU with about 232 concurrent requests")
+    assert "gpu_count" not in c.fields
+    assert parse_claim("報導稱 B200 在 gpt-oss 上可達每顆 GPU 每秒 60,000 個詞元").figures[0].scope == "gpu"
+    # "单卡" is the 1.2 万 figure's; the 3 万 headline's count is the 8 cards
+    c = parse_claim("满血版 DeepSeek 推理速度达每秒 3 万 Tokens：在 H100 上单卡推理吞吐量达到 1.2 万 Tokens/秒，8 卡并行时线性扩展效率达 92%")
+    assert (c.fields["value"], c.fields["gpu_count"]) == (30000.0, 8)
+    c = parse_claim("DeepSeek-R1 以 73.7k 输入 token/s 的速度运行，把专家分散到 144 张 H800 显卡，合计在解码阶段每秒输出 14.8k token。")
+    assert c.fields["metric"] == "aggregate_throughput" and "input_tokens" not in c.fields
+    assert parse_claim("RTX 5090 32GB GPUs at TP 1 ran Qwen3-30B-A3B at 52.5 tok/s").fields["gpu_count"] == 1
+
+
+def test_a_format_asked_about_and_one_owned_by_the_last_figure_are_not_the_headline_s():
+    c = parse_claim("A user asks whether llama3-8b producing 14 tokens/s on a Jetson AGX Orin means it runs in FP16")
+    assert "precision" not in c.fields
+    c = parse_claim("a community Qwen3.5-397B-A17B GGUF quant runs at ~20 t/s on an M1 Ultra, while the demo shows "
+                    "5-6 tokens per second at 2-bit.")
+    assert c.fields["value"] == 20.0 and "precision" not in c.fields
+    # closing words that follow the headline itself stay its own
+    assert parse_claim("Qwen3-32B runs at 20 t/s on an RTX 4090 with Q4_K_M").fields["precision"] == "Q4_K_M"
+
+
+def test_a_laptop_gpu_isl_osl_of_the_headline_and_a_memory_total():
+    assert parse_claim("On a laptop RTX 5090 24GB, TinyLlama ran at 350 tokens/s").fields["gpu"] == "RTX 5090 Laptop GPU"
+    assert parse_claim("On an RTX 5090 24GB, TinyLlama ran at 350 tokens/s").fields["gpu"] == "RTX 5090"
+    c = parse_claim("在 2 张 GB300 上：纯 Prefill（ISL=2K、OSL=1、batch=256）达 22476 TGS，混合场景（ISL=2k、OSL=1k）输出吞吐 3072 TGS")
+    assert (c.fields["value"], c.fields["input_tokens"], c.fields["output_tokens"]) == (3072.0, 2000, 1000)
+    # "RAM+VRAM 合计" is memory, not a total throughput
+    c, h = head("Kimi-K2 有 256GB 内存时约 1-2 令牌/秒；RAM+VRAM 合计至少 247GB 才能达到 5+ 令牌/秒。")
+    assert c.figures[1].scope != "aggregate"
+    assert parse_claim("ipex-llm's llama.cpp build on an Intel B580 gives about 20 TPS").fields["engine"] == "llama.cpp"

@@ -846,3 +846,13 @@ def test_a_range_of_speeds_agrees_with_a_time_per_token_inside_it():
     a = analyze_claim(c)
     assert a.verdict == "plausible"
     assert not any("contradicts" in e for e in a.explanations)
+
+
+def test_a_model_named_by_its_ollama_tag_is_judged_at_ollama_s_quantized_files():
+    """"llama3.2:3b" is Ollama's file (its default tags are Q4_K_M, about 2 GB for 3.2B
+    parameters): 5.55 tok/s on a Raspberry Pi's 17.1 GB/s is under that bound (~8.5 tok/s),
+    while at the released BF16 (6.4 GB, ~2.6 tok/s) it would be above it."""
+    c = parse_claim("Benchmarking a Raspberry Pi 500+ with llama3.2:3b gave an average eval rate of 5.55 tokens/second")
+    assert analyze_claim(c).verdict == "plausible"
+    c = parse_claim("Benchmarking a Raspberry Pi 500+ with Llama 3.2 3B gave an average eval rate of 5.55 tokens/second")
+    assert analyze_claim(c).verdict == "needs_explanation"

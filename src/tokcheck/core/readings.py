@@ -336,10 +336,16 @@ def _reading_for(name: str, m: ModelSpec, engine: str | None, why: str, stated: 
     return Reading(name, name, m, why, stated)
 
 
+#: An Ollama model tag ("llama3.2:3b", "qwen3:14b-fp8"): ollama.com/library names.
+_OLLAMA_TAG = re.compile(r"[a-z][a-z0-9.\-]*:[a-z0-9][\w.\-]*", re.I)
+
+
 def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, notes: list[str]) -> tuple[list[Reading], list[dict]]:
     """The precisions to judge at, and footprint findings (impossible ones included)."""
     f, foot = claim.fields, claim.footprint
     engine = engine_family(f.get("engine"))
+    if engine is None and _OLLAMA_TAG.fullmatch(str(claim.sources.get("model") or "")):
+        engine = "Ollama"  # "llama3.2:3b": a model named by its Ollama tag is Ollama's file
     stated_p, quant = f.get("precision"), f.get("quantization")
     findings: list[dict] = []
     released_full = not (_released_names(m) - {"BF16", "FP16", "FP32"})

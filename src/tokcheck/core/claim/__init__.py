@@ -48,7 +48,7 @@ from tokcheck.core.claim.hardware import (
     used_subset,
 )
 from tokcheck.core.claim.numbers import plain
-from tokcheck.core.claim.text import normalise
+from tokcheck.core.claim.text import SENTENCE_END, normalise
 from tokcheck.core.names import version_suffix
 from tokcheck.core.claim.words import engine_words, footprint_words, length_words, option_words, precision_words
 from tokcheck.errors import TokcheckError
@@ -652,6 +652,16 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
             f["gpu"], src["gpu"] = g.name, t[h.start:h.end + variant.end()]
         except TokcheckError:
             pass
+    if "Laptop" not in f["gpu"] and re.search(r"(?:laptop|notebook|mobile|笔记本(?:电脑)?(?:的|上的)?)\s*(?:nvidia\s+|geforce\s+)?$",
+                                              t[max(0, h.start - 20):h.start], re.I):
+        from tokcheck.core.catalog import find_gpu
+
+        try:  # "a laptop RTX 5090": the laptop part, a different GPU from the desktop card
+            g = find_gpu(f"{f['gpu']} Laptop")
+            if "Laptop" in g.name:
+                f["gpu"] = g.name
+        except TokcheckError:
+            pass
     c = gpu_count_near(t, h)
     if c:
         f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], h.start):max(c[2], h.end)]
@@ -708,6 +718,33 @@ def _subset_count(t: str, h, f: dict, src: dict) -> None:
     sub = used_subset(t, h.end)
     if sub and (not isinstance(f.get("gpu_count"), int) or sub[0] < f["gpu_count"]):
         f["gpu_count"], src["gpu_count"] = sub[0], t[sub[1]:sub[2]]
+
+
+def _clause_span(t: str, span: tuple[int, int]) -> tuple[int, int]:
+    """The clause around ``span``: from the comma, colon, semicolon or full stop before it to the
+    one after it."""
+    stops = r"[,;:，；：。]|" + SENTENCE_END
+    start = max([m.end() for m in re.finditer(stops, t[:span[0]])], default=0)
+    m = re.search(stops, t[span[1]:])
+    return start, span[1] + m.start() if m else len(t)
+
+
+def _engine_beside_gpu(t: str, gpu_words: str | None, f: dict, src: dict) -> None:
+    """"4 卡 H20(SGLang)和 4 卡昇腾 910B4(vLLM v0.11.0)": the engine in brackets after the
+    claim's GPU is the one it ran."""
+    if not gpu_words or "engine" not in f:
+        return
+    i = t.find(gpu_words)
+    m = re.match(r"\s*[(（]([^()（）]{1,40})[)）]", t[i + len(gpu_words):]) if i >= 0 else None
+    if not m or re.search(r"baseline|基线|\bthan\b|\bvs\.?|\bversus\b|对比|相比", m.group(1), re.I):
+        return
+    eng = engine_words(m.group(1))
+    if "engine" in eng and eng["engine"][0] != f["engine"]:
+        base = i + len(gpu_words) + m.start(1)
+        for key in ("engine", "engine_version"):
+            f.pop(key, None), src.pop(key, None)
+            if key in eng:
+                f[key], src[key] = eng[key][0], t[base + eng[key][1]:base + eng[key][2]]
 
 
 def _no_change_across_devices(figs: list, hits: list) -> None:
@@ -884,7 +921,12 @@ def parse_claim(text: str) -> Claim:
         if c and c[0] != f["gpu_count"] and not re.match(r"单|single|one|a\s", own_clause[c[1]:c[2]], re.I):
             f["gpu_count"], src["gpu_count"] = c[0], t[clause_start + c[1]:clause_start + c[2]]
     if "gpu_count" not in f:
-        c = gpu_count_anywhere(masked, [fig.span for fig in figs])
+        # "每秒 3 万 Tokens：…单卡推理吞吐量达到 1.2 万 Tokens/秒，8 卡并行时 …": a count in the
+        # clause of another figure is that figure's; the headline's is looked for elsewhere first
+        others = [_clause_span(t, fig.span) for fig in figs if fig is not head]
+        others = [c for c in others if not c[0] <= head.span[0] < c[1]]
+        c = gpu_count_anywhere(_blank(masked, others), [fig.span for fig in figs]) if others else None
+        c = c or gpu_count_anywhere(masked, [fig.span for fig in figs])
         if c:
             f["gpu_count"], src["gpu_count"] = c[0], t[c[1]:c[2]]
     nodes = re.search(r"(?<![\w.])(\d{1,3})\s+(?:nodes?|servers?|machines?|hosts?)\s+(?:of|with|x|each\s+with)\s+(\d+)\s*(?:x\s*)?", masked, re.I)
@@ -901,7 +943,9 @@ def parse_claim(text: str) -> Claim:
             f["gpu_count"] = int(tp.group(1)) * int(pp.group(1))
             src["gpu_count"] = f"{tp.group(0)} × {pp.group(0)}"
     singular = foot.pop("_singular", None)
-    if "gpu_count" not in f and singular:
+    if "gpu_count" not in f and singular and head.scope != "gpu":
+        # ("1848 tok/s/GPU on MI355X": a per-GPU figure is a deployment's total over its GPUs,
+        # so one GPU named says nothing of how many)
         f["gpu_count"], src["gpu_count"] = 1, f"one {t[singular[1]:singular[2]]} named, no count"
     if "gpu_memory_gb" not in f:
         mem = gpu_memory_anywhere(masked)
@@ -922,6 +966,7 @@ def parse_claim(text: str) -> Claim:
         if key in ("precision", "quantization") and key in f:
             continue
         f[key], src[key] = hit[0], t[hit[1]:hit[2]]
+    _engine_beside_gpu(t, src.get("gpu"), f, src)
     if mh is not None:
         # the headline model's own name says which file ran ("llama3.3:70b-instruct-q3_K_M",
         # "Qwen3-32B-AWQ"): it wins over a precision named elsewhere in the text

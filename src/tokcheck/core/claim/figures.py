@@ -92,19 +92,19 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("generation_tok_s", r"decod(?:e|ing)\s+throughput|generation|generating|generate[sd]?|\btg\s*\d*\b|decod\w+|\beval\b|生成|解码|吐字|出字|"
                              r"输出速度|text\s+gen|token\s+gen|output\s+speed|inference\s+speed|推理速度|" + _ONE_STREAM_THROUGHPUT),
         ("aggregate_throughput", r"throughput|(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|system[\s\-]wide|"
-                                 r"吞吐|总(?:输出)?|整体|across\s+(?:all\s+)?\d+"),
+                                 r"吞吐|总(?:输出)?|整体|合计(?=[^，,。；;]{0,10}(?:输出|吞吐|生成|解码|每秒|tokens?|$))|across\s+(?:all\s+)?\d+"),
     ),
     "scope": (
-        ("request", _ONE_STREAM_THROUGHPUT + r"|single[\s\-](?:request|stream|user|sequence|batch|query|prompt)|one\s+(?:request|sequence|query|stream)|"
+        ("request", _ONE_STREAM_THROUGHPUT + r"|single[\s\-](?:request|stream|user|sequence|batch|query|prompt|slot)|one\s+(?:request|sequence|query|stream)|"
                     r"for\s+(?:1|one)\s+(?:query|request|user|stream)|batch\s*(?:size\s*)?(?:of\s*)?(?:1|one)(?![\d.]|,\d{3})" + NOT_RANGE_START + r"|单流|"
                     r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d|,\d{3})" + NOT_RANGE_START + r"|\bbs\s*=?\s*1(?!\d)|\bbs1\b|"
                     r"concurrency\s*(?:of\s*|=\s*)?1(?!\d|,\d{3})" + NOT_RANGE_START + r"|"
                     r"\bc\s*=\s*1(?!\d)|\b1[\s\-]batch\b|one\s+at\s+a\s+time|per[\s\-](?:request|stream|sequence)|单请求|单并发|单用户|单路|"
                     r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)" + NOT_RANGE_START),
         ("user", r"per[\s\-]user|/\s*user|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),
-        ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device|npu|hpu)|(?<![a-z])(?<!cpu)/\s*(?:gpu|card|npu|hpu|chip)\b|(?<=/s)/\s*(?:gpu|card|npu|hpu|chip)\b|each\s+gpu\s+(?:achieves|gets|reaches|delivers|does|serves|processes)|每\s*(?:张|块)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
+        ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device|npu|hpu)|(?<![a-z])(?<!cpu)/\s*(?:gpu|card|npu|hpu|chip)\b|(?<=/s)/\s*(?:gpu|card|npu|hpu|chip)\b|each\s+gpu\s+(?:achieves|gets|reaches|delivers|does|serves|processes)|每\s*(?:张|块|颗|顆|个|個)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
         ("node", r"per[\s\-](?:node|server|machine|system|host)|/\s*node\b|each\s+node|每(?:个)?节点|每台|单机吞吐"),
-        ("aggregate", r"(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|(?<!decode\s)(?<!decoding\s)throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|整体|"
+        ("aggregate", r"(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|(?<!decode\s)(?<!decoding\s)throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|整体|合计(?=[^，,。；;]{0,10}(?:输出|吞吐|生成|解码|每秒|tokens?|$))|"
                       r"最大并发|高并发|under\s+(?:full\s+)?load|at\s+max(?:imum)?\s+concurrency|\d+\s*并发"),
     ),
     "spec": (
@@ -124,7 +124,7 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"\b(?:at\s+)?(?P<n>one)\s+concurrent\s+(?:request|user|stream|sequence)",
     r"(?:concurrency|并发(?:数|量)?|并行数|batch[\s_\-]?size|\bbs|max[\s_\-]num[\s_\-]seqs|--parallel|-np)\s*"
     r"(?:of|=|:|为|是|设为|设置为)?\s*(?P<n>" + INTEGER + r")(?!\d|[.,]\d)",
-    r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*并发",
+    r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*(?:高)?\s*并发",
     r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
     r"batch(?:es)?\s+of\s+(?P<n>\d+)",
     r"(?<![\d.])(?P<n>\d+)[\s\-]batch\b",  # "1-batch decode", "10-batch decode"
@@ -529,7 +529,7 @@ def _nearest(rules, t: str, f: Figure, win: tuple[int, int, int, int]) -> tuple[
         m = re.search(r"(?:输入|input|prompt|prefill|预填充|预处理)\s*(?:吞吐量?|throughput|速度|speed|\bat)?\s*[:：]?\s*$", pre, re.I)
         if m:
             return "prefill_tok_s", m.group(0).strip()
-        if re.search(r"(?:输出|output|decode|解码)\s*[:：]?\s*$", pre, re.I):
+        if re.search(r"(?:输出|output|decode|解码)\s*[:：]?\s*$|\b(?:decod|generat)\w*\s+(?:at|of)\s+(?:~|about\s+)?$", pre, re.I):
             return "generation_tok_s", pre.strip()
     if gap and rules is _KEYWORD_RX["metric"]:
         if re.search(r"input|prompt|prefill|\bpp\b", gap, re.I):
@@ -717,13 +717,29 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             # "speculative decoding takes it from 7-8 tok/s to 60-75 tok/s": the change is the
             # technique's; the figure before it is the baseline
             a.spec_decoding, b.spec_decoding, b.why["speculative_decoding"] = False, True, said
+    # "at concurrency 1 … it measured 210 ms TTFT, 14.94 ms TPOT and 65 tok/s", "247 gen TPS/user
+    # and 212 output TPS at concurrency 1": the figures of one list share the setting written once
+    pairs = list(zip(figs, figs[1:]))
+    for a, b in pairs + [(b, a) for a, b in reversed(pairs)]:
+        between = t[min(a.span[1], b.span[1]):max(a.span[0], b.span[0])]
+        if b.concurrency is None and a.concurrency and len(between) <= 18 and \
+                re.fullmatch(r"[\s\w/]*?(?:,|\band\b|、|和)\s*(?:and\s+)?", between, re.I) and \
+                not re.search(r"\b(?:at|with|while|versus|vs|but)\b|而|但", between, re.I):
+            b.concurrency = a.concurrency
+            b.why["concurrency"] = a.why.get("concurrency", "")
+            if b.concurrency == 1 and b.is_rate and b.metric is None and b.scope is None:
+                b.metric, b.scope = "generation_tok_s", "request"
     for prev, f in zip(figs, figs[1:]):
         between = t[prev.span[1]:f.span[0]]
-        parallel = prev.unit == f.unit and (
+        # "TPOT was 7.07 ms without speculation, 4.29 ms with EAGLE": a list of times per token
+        same_unit = prev.unit == f.unit or (prev.metric == "tpot" and f.metric is None and {prev.unit, f.unit} == {"ms/tok", "ms"})
+        parallel = same_unit and (
             re.fullmatch(r"\s*(?:,|and|or|vs\.?|versus|/|和|与|或)\s*", between, re.I)
             or (f.metric is None and prev.metric is not None and re.search(r"(?:\band|,|和)\s*$", between)
                 and not re.search(r"[.;。；]", between)))
         if prev.before_change or parallel:  # "from X to Y", "X vs. Y": the same quantity
+            if prev.metric == "tpot" and f.metric is None and f.unit == "ms":
+                f.unit = "ms/tok"
             for a, b in ((f, prev), (prev, f)):
                 a.metric = a.metric or b.metric
                 a.scope = a.scope or b.scope

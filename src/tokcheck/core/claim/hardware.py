@@ -48,7 +48,7 @@ _AFTER = [re.compile(rx, re.I) for rx in (
     r"^\s*\(\s*(?P<n>\d+)\s*(?:x|gpus?)\s*\)",
 )]
 _GENERIC = [re.compile(rx, re.I) for rx in (
-    rf"(?<![\w.~\-]){_COUNT}\s*(?:x\s*)?(?:[a-z]+[\s\-]){{0,2}}(?:gpus|cards|accelerators|hpus|npus|xpus)\b",
+    rf"(?<![\w.~\-]){_COUNT}(?!\s*(?:gb|gib|g|tb|mb)\b)\s*(?:x\s*)?(?:[a-z]+[\s\-]){{0,2}}(?:gpus|cards|accelerators|hpus|npus|xpus)\b",
     r"(?<![\w.~\-])(?P<n>\d+)\s*(?:x\s*)?(?:gpu|card)\b",
     r"(?<![\w.~\-])(?P<n>\d+)[\s\-]gpu\b",
     rf"(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|个)\s*(?:卡|显卡|gpu|加速卡)",

@@ -31,8 +31,8 @@ _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("1.58bpw", r"\bb1\.58\b|\b1\.58[\s\-]?bits?\b|\bternary\b"),
     ("6bpw", r"\b6[\s\-]?bits?\b"),
     ("5bpw", r"\b5[\s\-]?bits?\b"),
-    ("INT3", r"\b3[\s\-]?bits?\b"),
-    ("INT2", r"\b2[\s\-]?bits?\b"),
+    ("INT3", r"\b3[\s\-]?bits?\b|\bint3\b"),
+    ("INT2", r"\b2[\s\-]?bits?\b|\bint2\b"),
     ("BF16", r"\bbf16\b|\bbfloat16\b"),
     ("FP16", r"\bfp16\b|\bfloat16\b|\bhalf[\s\-]precision\b|半精度|\bf16\b|\bdtype[\s=:]*half\b"),
     ("FP32", r"\bfp32\b|\bfloat32\b|\bf32\b|单精度"),
@@ -115,8 +115,10 @@ def _pick(mentions: list[Hit], near: int | None, figures: list[tuple[int, int]] 
             # 量化版占 14 GB 显存、推理速度 80 token/s"), so after a figure they open the next item
             # ("80 token/s，BF16 原模 … 42"); English also writes them after ("57.6 t/s with IQ3_K_R4")
             far = 80 if h[2] > f[0] and chinese else 40
-        if text and h[2] <= f[0] and re.search(r"\bagainst\b|\bversus\b|\bvs\.?|compared\s+(?:to|with)|相比|对比|而", between, re.I):
-            far += 80  # "… at 4.0bpw, against the 164 t/s": words before "against" are the figure before's
+        if text and re.search(r"\bagainst\b|\bversus\b|\bvs\.?|compared\s+(?:to|with)|相比|对比|而", between, re.I):
+            # "… at 4.0bpw, against the 164 t/s": words before "against" are the figure before's;
+            # "25.6 tok/s，而仓库默认的 SGLang … 为 32-40": words after it are the next item's
+            far += 80
         return gap + far
 
     def clause(pos: int) -> int:  # clauses end at ";", "。", "!", "?" or a full stop
@@ -139,7 +141,11 @@ def _pick(mentions: list[Hit], near: int | None, figures: list[tuple[int, int]] 
     before = [h for h in mentions if h[1] < near]
     if before:
         return max(before, key=lambda h: h[1])
-    tail = [h for h in mentions if h[1] >= max(f[1] for f in figures)]
+    last = max(f[1] for f in figures)
+    tail = [h for h in mentions if h[1] >= last]
+    if tail and text and figures.index(max(figures, key=lambda f: f[1])) != head \
+            and re.fullmatch(r"\s*(?:at|with|in|using|@)?\s*(?:an?\s+)?", text[last:min(tail, key=lambda h: h[1])[1]], re.I):
+        return None  # "… 5-6 tokens per second at 2-bit": the last figure's own, not the headline's
     return min(tail, key=lambda h: h[1]) if tail else None
 
 
@@ -290,6 +296,8 @@ def _own_mentions(t: str, mentions: list[Hit]) -> list[Hit]:
             continue  # "w4a16 with a few w8a16 layers": the few layers are not the weights' format
         if re.match(r"\s*(?:attention|activations?|compute|computation|accumulat\w*|math|计算|运算|激活)(?![a-z])", t[h[2]:h[2] + 14], re.I):
             continue  # "FP8 attention", "fp32 compute": how it computes, not the weights' format
+        if re.search(r"(?:\bwhether\b|是否|是不是|会不会)[^;,?。，；？]{0,120}$", t[max(0, h[1] - 130):h[1]], re.I):
+            continue  # "asks whether … means it runs in FP16": a format asked about, not stated
         out.append(h)
     typed = [h for h in out if h[0] not in _WIDTH and h[0] != "full" and re.match(r"(?:ud-)?i?q\d_", t[h[1]:h[2]], re.I)]
     if typed:
@@ -345,10 +353,12 @@ _ENGINES = (
     ("ExLlamaV3", r"exllamav3"),
     ("ExLlama", r"exllama"),
     ("KTransformers", r"ktransformers"),
+    ("BeeLlama", r"\bbeellama\b"),
+    ("bigdl-llm", r"\bbigdl[\s\-_]*llm\b"),
     ("MindIE", r"\bmindie\b"),
     ("ipex-llm", r"\bipex[\s\-_]*llm\b"),
     ("DeepSpeed-MII", r"deepspeed[\s\-_]*(?:mii|fastgen)"),
-    ("MLC-LLM", r"\bmlc[\s\-_]*llm\b"),
+    ("MLC-LLM", r"\bmlc[\s\-_]*llm\b|\bmlc(?:'s)?[\s\-_]+chat\b"),
     ("OpenVINO", r"\bopenvino(?:[\s\-_]*genai)?\b"),
     ("Neural Speed", r"\bneural[\s\-_]*speed\b"),
     ("Chitu", r"\bchitu\b|赤兔(?:推理)?引擎|赤兔"),
@@ -363,7 +373,8 @@ _ENGINES = (
 #: The engine an engine is built on, where the judge treats them alike: front ends and forks of
 #: llama.cpp and of MLX run the same kernels (how weights are split, offloaded and quantized).
 ENGINE_FAMILY = {"llama-cpp-python": "llama.cpp", "TabbyAPI": "ExLlamaV2", "ExLlama": "ExLlamaV2", "ExLlamaV3": "ExLlamaV2", "koboldcpp": "llama.cpp", "distributed-llama": None, "mlx-swift-lm": "MLX", "rapid-mlx": "MLX",
-                 "MTPLX": "MLX", "vllm-mlx": "MLX", "text-generation-webui": None, "Xinference": None}
+                 "MTPLX": "MLX", "vllm-mlx": "MLX", "text-generation-webui": None, "Xinference": None,
+                 "BeeLlama": "llama.cpp", "bigdl-llm": "ipex-llm"}
 
 
 def engine_family(name: str | None) -> str | None:
@@ -388,6 +399,21 @@ def engine_words(t: str, near: int | None = None, figures: list[tuple[int, int]]
     # ran on; a backend ("Ollama with the llama.cpp Vulkan backend") yields to the engine named
     hits = [h for h in hits if not re.search(r"(?:\bthan|\bvs\.?|\bversus|compared\s+(?:to|with)|比|相比)\s*$",
                                               t[max(0, h[1] - 16):h[1]], re.I)]
+    # "llama.cpp build b9275 as the baseline": the engine a figure is measured against
+    # "维护者建议 … 改用 vllm 或 sglang": engines advised, not run
+    advised = [h for h in hits if re.search(r"(?:建议|推荐|\bsuggest\w*|\brecommend\w*|\badvis\w*)[^,.;。，；]{0,20}$", t[max(0, h[1] - 24):h[1]], re.I)]
+    if advised and len(advised) < len(hits):
+        hits = [h for h in hits if h not in advised]
+    baseline = [h for h in hits if re.match(r"[\s\w.\-]{0,20}?\bas\s+(?:the\s+|a\s+)?baseline\b", t[h[2]:h[2] + 40], re.I)]
+    if baseline and len(baseline) < len(hits):
+        hits = [h for h in hits if h not in baseline]
+    # "KTransformers 0.5.2 (kt-kernel + SGLang)", "xinference 0.15.0 的 transformers 推理引擎": an
+    # engine inside another's brackets, or another's own, is its component ("ipex-llm's llama.cpp
+    # build" is llama.cpp, built by another project)
+    parts = [h for h in hits if any(o[2] <= h[1] and re.fullmatch(r"\s*(?:v?\d[\w.\-]*\s*)?(?:[(（][^()（）]*|的\s*)",
+                                                                    t[o[2]:h[1]], re.I) for o in hits if o is not h)]
+    if parts and len(parts) < len(hits):
+        hits = [h for h in hits if h not in parts]
     backends = [h for h in hits if re.match(r"\s*(?:[\w.\-]+\s+){0,2}back[\s\-]?end", t[h[2]:h[2] + 30], re.I)]
     if backends and len({h[0] for h in hits} - {h[0] for h in backends}) >= 1:
         hits = [h for h in hits if h not in backends]
@@ -440,7 +466,9 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
                       rf"\s*(?:lengths?|长度|tokens?)?\s*(?:of|=|:)?\s*{_N}\s*/\s*{_N2}", t, re.I)
             or re.search(rf"{_N}\s*(?:tokens?\s*)?/\s*{_N2}\s*(?:tokens?\s*)?(?:in\s*/\s*out|input\s*/\s*output|输入\s*/\s*输出|isl\s*/\s*osl)", t, re.I)
             or re.search(rf"{_N}\s*(?:tokens?\s+)?(?:in(?:put)?)\s*(?:/|,|and|\+)\s*{_N2}\s*(?:tokens?\s+)?out(?:put)?\b", t, re.I)
-            or re.search(rf"\b{_N}\s*(?:in|input)\s*[/→>-]+\s*{_N2}\s*(?:out|output)\b", t, re.I))
+            or re.search(rf"\b{_N}\s*(?:in|input)\s*[/→>-]+\s*{_N2}\s*(?:out|output)\b", t, re.I)
+            # "ISL 128 / OSL 128", "ISL=1024, OSL=8192": of several, the headline's
+            or _nearest_match([rf"\bisl\s*[:=]?\s*{_N}\s*(?:/|,|and|、)?\s*osl\s*[:=]?\s*{_N2}"], t, near))
     pair = (pair
             or re.search(rf"(?:输入|input)\s*(?:tokens?\s*)?[:=]?\s*{_N}\s*(?:tokens?\s*)?[,/]?\s*(?:输出|output)\s*(?:tokens?\s*)?[:=]?\s*{_N2}", t, re.I)
             or re.search(rf"{_N}\s*(?:tokens?\s*)?(?:输入|input)\s*[,/]?\s*{_N2}\s*(?:tokens?\s*)?(?:输出|output)", t, re.I)
@@ -456,7 +484,7 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
     if "input_tokens" not in out:
         pats = [rf"(?:input|prompt|context\s+of\s+the\s+prompt|输入|提示词?|isl)\s*(?:length|长度|len|size|tokens?)?\s*"
                 rf"(?:of|=|:|约|为|是)?\s*~?\s*{_N}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
-                rf"{_N}\s*(?:input|prompt(?!s)|输入){_NOT_PER_STEP}(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)",
+                rf"{_N}\s*(?:input|prompt(?!s)|输入){_NOT_PER_STEP}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?:\s*tokens?)?(?!\s*/\s*s)",
                 rf"{_N}[\s\-]*tokens?\s+prefill\b",
                 rf"prompt[\s_]eval[\s_]count\s*[:=]?\s*{_N}",
                 rf"{_N}[\s\-]*tokens?\s+(?:[a-z]+\s+)?(?:of\s+)?(?:inputs?|prompts?|documents?|context\s+of\s+input)\b",
