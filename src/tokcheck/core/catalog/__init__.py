@@ -174,8 +174,9 @@ def find_gpu(name: str) -> GpuSpec:
 
 def find_model(name: str) -> ModelSpec:
     """The catalog model for a loose name ("DeepSeek-V4-Flash", "Qwen3-30B-A3B", "llama 3.1 8b").
-    A size written in the name (billions of parameters) must be within :data:`SIZE_TOLERANCE` of
-    the model's total or active parameters: "DeepSeek-R1-Distill-Qwen-1.5B" is not DeepSeek R1.
+    A size written in the name (billions of parameters) must be one the model is known by
+    (:func:`names_size`): "DeepSeek-R1-Distill-Qwen-1.5B" is not DeepSeek R1, and
+    "DeepSeek-Coder-33B" is not DeepSeek V3 (whose 37B active parameters no name of it states).
 
     Raises:
         TokcheckError: unknown or ambiguous name, or a name whose size is not the matched model's
@@ -184,16 +185,49 @@ def find_model(name: str) -> ModelSpec:
     specs = models()
     spec = match_name("model", name, [(s.name, s.aliases, s) for s in specs])
     size = _STATED_SIZE.search(name)
-    if size:
-        # "DeepSeek-R1-Distill-Qwen-1.5B" contains "DeepSeek-R1" but is a 1.5B model, not the 671B
-        from tokcheck.core.architecture import active_params, total_params
-
-        b = float(size.group(1)) * 1e9
-        if not any(p and 1 / SIZE_TOLERANCE <= b / p <= SIZE_TOLERANCE for p in (total_params(spec), active_params(spec))):
-            near = difflib.get_close_matches(name, [s.name for s in specs], n=3, cutoff=0.4)
-            raise TokcheckError(f"unknown model {name!r} (its size, {size.group(1)}B, is not {spec.name}'s)"
-                                + (f" — did you mean {' or '.join(near)}?" if near else ""))
+    if size and not names_size(spec, float(size.group(1)) * 1e9):
+        near = difflib.get_close_matches(name, [s.name for s in specs], n=3, cutoff=0.4)
+        raise TokcheckError(f"unknown model {name!r} (its size, {size.group(1)}B, is not {spec.name}'s)"
+                            + (f" — did you mean {' or '.join(near)}?" if near else ""))
     return spec
+
+
+def names_size(spec: ModelSpec, params: float) -> bool:
+    """Whether a size written in a name (``params``, a count of parameters) can be ``spec``'s,
+    each within :data:`SIZE_TOLERANCE`:
+
+    - its total parameters ("Llama 2 7B" is 6.7B);
+    - its active parameters only where one of the model's own names states that size: Llama 4
+      is named by its active count ("Llama-4-Scout-17B-16E"), DeepSeek V3 is not, so
+      "DeepSeek-Coder-33B" (33B, near V3's 37B active) does not fall to the bare "DeepSeek";
+    - the size the vendor rounds into the name, where the catalog file states it
+      (``nominal_params_stated``: Google names a 2.5B model "Gemma 2B"). Only entries that carry
+      the key gain it; matching elsewhere is unchanged.
+    """
+    from tokcheck.core.architecture import active_params, total_params
+
+    def near(p: float | None) -> bool:
+        return bool(p) and 1 / SIZE_TOLERANCE <= params / p <= SIZE_TOLERANCE
+
+    if near(total_params(spec)):
+        return True
+    entry = _entry_named(spec.name)
+    nominal = entry.get("nominal_params_stated") if entry else None
+    if nominal and near(float(nominal)):
+        return True
+    active = active_params(spec)
+    if near(active):
+        own = (_STATED_SIZE.search(n) for n in (spec.name, *spec.aliases))
+        return any(1 / SIZE_TOLERANCE <= float(m.group(1)) * 1e9 / active <= SIZE_TOLERANCE for m in own if m)
+    return False
+
+
+def _entry_named(name: str) -> dict | None:
+    """The catalog file (as read) of the model with this canonical name."""
+    for e in _model_entries():
+        if e["name"] == name:
+            return e
+    return None
 
 
 #: How far a size written in a model's name may be from the catalog model's total or active
