@@ -1169,3 +1169,25 @@ def test_a_laptop_gpu_isl_osl_of_the_headline_and_a_memory_total():
     c, h = head("Kimi-K2 有 256GB 内存时约 1-2 令牌/秒；RAM+VRAM 合计至少 247GB 才能达到 5+ 令牌/秒。")
     assert c.figures[1].scope != "aggregate"
     assert parse_claim("ipex-llm's llama.cpp build on an Intel B580 gives about 20 TPS").fields["engine"] == "llama.cpp"
+
+
+def test_unit_words_in_brackets_and_as_headings_and_targets_expected():
+    c, h = head("Serving DeepSeek-R1 with SGLang on 2 nodes of 8 H100 each, the user expected around 4000 tokens/sec. "
+                "The decode log instead showed gen throughput (token/s): 324.86 with 92 running requests.")
+    assert (h.value, h.metric, h.concurrency) == (324.86, "aggregate_throughput", 92)
+    c = parse_claim("a user served DeepSeek-R1 with SGLang at --tp 8 on an MI300X x8 machine and the TPS only reached around 2000")
+    assert c.fields["value"] == 2000.0
+    c = parse_claim("Ollama for Intel (ipex-llm) on an Arc B580 GPU ran qwen3 8b at 28 tks, 14b at 5 tks")
+    assert (c.fields["value"], c.fields["engine"]) == (28.0, "Ollama")
+
+
+def test_ratios_a_per_request_throughput_and_a_memory_sized_gpu():
+    c = parse_claim("Groq lifted Llama 3.1 70B to 1660 T/s on its LPU; it measured 1,665 output tokens per second, "
+                    "over 6x Groq's previous endpoint.")
+    assert "gpu_count" not in c.fields
+    c = parse_claim("Llama-3.3-70B with Modular MAX on one MI355X (550-token input, 256 output tokens): the run took "
+                    "58.90 s for 128000 generated tokens. Mean per-request output token throughput was 6.69 tok/s.")
+    assert (c.fields["engine"], c.fields["metric"], c.fields["output_tokens"]) == ("MAX", "generation_tok_s", 256)
+    assert parse_claim("a 70B Llama in Q4_K_M runs on a 16GB GPU at 8-12 tok/sec").fields["gpu_memory_gb"] == 16.0
+    c = parse_claim("two RTX 5090s give 85 tok/s for LLaMA 3.1 70B in FP16 and 72 tok/s for DeepSeek V3 in FP8")
+    assert c.fields["precision"] == "FP16"

@@ -670,8 +670,10 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
             and not any(re.match(r"\s*(?:[a-z]+\s+)?(?:集群|cluster|机器|节点|服务器|nodes?|servers?|racks?|pods?|台)",
                                  t[o.end:o.end + 20], re.I) for o in own if o.name == h.name) \
             and not (_datacenter(h.name) and re.match(r"\s*(?:machines?|box(?:es)?|systems?|instances?|hosts?)\b", t[h.end:h.end + 12], re.I)):
-        # (a datacenter GPU's "machine" holds several: "on a B200 machine" says no count)
-        foot["_singular"] = (1, h.start, h.end)  # one GPU, unless a count is written elsewhere
+        # (a datacenter GPU's "machine" holds several: "on a B200 machine" says no count; a
+        # wafer-scale or LPU service runs on many chips, so "its LPU" says none either)
+        if (row := gpu_row(h.name)) is None or row.kind != "accelerator":
+            foot["_singular"] = (1, h.start, h.end)  # one GPU, unless a count is written elsewhere
     mem = gpu_memory_near(t, h)
     variant = re.match(r"\s*(?:的)?\s*(?P<gb>\d{2,3})\s*(?:gb|g)\s*(?:版本?|version|variant|model)", t[h.end:h.end + 20], re.I)
     if variant and not mem:

@@ -43,7 +43,7 @@ _GAP_WORDS = (r"output|total|generated|generation|generating|decode|decoding|pro
               r"average|avg|mean|peak|sustained|completion|response|new|gen|text|eval|tg|pp|个|輸出|输出|生成")
 _TOK_UNIT = (r"(?:tok(?:en)?s?|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|seconds?|秒)(?![a-z])"
              r"|tokens?\s+(?:per|a|each|every)\s+sec(?:onds?)?(?![a-z])"
-             r"|tps(?![a-z])|tgs(?![a-z])|tok/sec|tokens?-per-sec(?:ond)?(?![a-z])|(?:tokens?|tok|令牌|词元)\s*每秒"
+             r"|tps(?![a-z])|tgs(?![a-z])|tks(?![a-z])|tok/sec|tokens?-per-sec(?:ond)?(?![a-z])|(?:tokens?|tok|令牌|词元)\s*每秒"
              r"|(?:个\s*)?(?:令牌|词元)\s*/\s*秒|字\s*/\s*秒")
 _MS_PER_TOK = r"(?:ms|毫秒)\s*(?:/|per\s+|每\s*)\s*(?:(?:output|generated|new|decoded)\s+)?(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
 _S_PER_TOK = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:(?:output|generated|new|decoded)\s+)?(?:个\s*)?(?:tok(?:en)?|令牌)(?![a-z])"
@@ -79,8 +79,8 @@ _LATENCY_WORDS = re.compile(
     r"process(?:es|ing)?\s+(?:the\s+)?prompts?", re.I)
 
 # "单请求吞吐量", "single-request throughput": one stream's speed, though the word is throughput's
-_ONE_STREAM_THROUGHPUT = (r"(?:单请求|单并发|单用户|单路|单个请求|single[\s\-](?:request|stream|user))\s*(?:的)?\s*"
-                          r"(?:吞吐量?|throughput)")
+_ONE_STREAM_THROUGHPUT = (r"(?:单请求|单并发|单用户|单路|单个请求|single[\s\-](?:request|stream|user)|per[\s\-](?:request|stream|sequence))"
+                          r"\s*(?:的)?\s*(?:(?:output|decode|generation)\s+)?(?:tokens?\s+)?(?:吞吐量?|throughput)")
 
 _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "metric": (
@@ -127,6 +127,7 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*(?:高)?\s*并发",
     r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
     r"batch(?:es)?\s+of\s+(?P<n>\d+)",
+    r"(?<![\d.])(?P<n>\d+)\s+(?:running|active|in-flight)\s+(?:requests?|sequences?|reqs)\b",
     r"(?<![\d.])(?P<n>\d+)[\s\-]batch\b",  # "1-batch decode", "10-batch decode"
     r"\bbatch\s*(?:size\s*)?(?:of\s*)?(?:=\s*)?(?P<n>" + INTEGER + r")(?!\d|[.,]\d)(?!\s*-?\s*bits?\b)",
     r"max(?:imum)?\s+(?P<n>\d+)\s+(?:sequences|seqs|concurrent)",
@@ -161,9 +162,11 @@ _SHARED_UNIT = re.compile(
 # "decoded at 80.08 and 95.36 tok/s": two readings after a verb share the unit
 _AT_X_AND = re.compile(rf"(?:\bat|\bof|\bbetween|\breached|\breaches|\bgets|\bgot)\s+(?:~|about\s+)?(?P<num>{NUMBER})\s+and\s+(?:~|about\s+)?$", re.I)
 _SPREAD = re.compile(rf"\s*(?:±|\+/-|\+-)\s*(?:{NUMBER})")
-_UNIT_HEADER = re.compile(r"(?<![\d.])(?<![\d.]\s)(?:(?:output|generation|decode)\s+)?(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second)(?![a-z])", re.I)
-_HEADED_NUMBER = re.compile(rf"(?:\bdid|\bdoes|\bgot|\bgets|\breached|\breaches|\bhit|\bhits|\bat|:)\s*(?:~|about\s+)?"
+_UNIT_HEADER = re.compile(r"(?<![\d.])(?<![\d.]\s)(?:(?:output|generation|decode)\s+)?(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second|\btps\b)(?![a-z])", re.I)
+_HEADED_NUMBER = re.compile(rf"(?:\bdid|\bdoes|\bgot|\bgets|\breached|\breaches|\bhit|\bhits|\bat|:)\s*(?:~|(?:about|around|roughly|approximately)\s+)?"
                             rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
+_UNIT_IN_BRACKETS = re.compile(rf"(?P<what>(?:gen(?:eration)?|decode|prompt|prefill|input|output)?\s*throughput)?\s*"
+                               rf"\(\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second)\s*\)\s*[:：=]\s*(?P<num>{NUMBER})(?![\d.,]?\d)", re.I)
 _EVERY = re.compile(rf"(?:\bone|\ba|\b1)\s+(?:new\s+|output\s+)?token\s+every\s+(?:~|about\s+)?(?P<num>{NUMBER})"
                     rf"(?:\s*(?:-|~|to)\s*(?P<num2>{NUMBER}))?\s*(?P<u>ms|milliseconds?|s|sec|seconds?)(?![a-z])", re.I)
 _TIMES_PER_SECOND = re.compile(rf"(?:~|about\s+|approximately\s+|roughly\s+)?(?P<num>{NUMBER})\s+times\s+(?:per|a)\s+second", re.I)
@@ -461,6 +464,13 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             fig = Figure(value=to_float(m.group("num")), unit="tok/s", span=m.span("num"), words=t[m.start():m.end()])
             fig.why["unit"] = "the weights read N times per second: N decode steps, one token each"
             merged.append(fig)
+    for m in _UNIT_IN_BRACKETS.finditer(masked):
+        # "gen throughput (token/s): 324.86": the unit in brackets before the number, as logs print it
+        if not any(f.span[0] <= m.start("num") < f.span[1] for f in merged):
+            span = m.span("num")
+            fig = Figure(value=to_float(m.group("num")), unit="tok/s", span=span, words=t[m.start():m.end()])
+            fig.why["gap"] = m.group("what")
+            merged.append(fig)
     merged.sort(key=lambda f: f.span[0])
     found = merged
     header = None if found else _UNIT_HEADER.search(masked)
@@ -587,7 +597,7 @@ _ASKED_ZH = re.compile(r"(?:能否|是否(?:能|可以)?|可否|能不能|可不
 _ASKED_EN = re.compile(r"^\s*(?:can|could|will|would|does|do|is\s+it\s+possible\s+to|is\s+there\s+a\s+way\s+to)\b", re.I)
 # A speed someone wants, not one measured: "想优化到 15s/token", "hoping to reach 60 tok/s"
 _WANTED = re.compile(r"(?:想|希望|期望|目标是?|打算)\s*(?:能)?\s*(?:优化|提升|提高|加速|达到|做到|跑到|到)[^，,;；。]{0,12}$|"
-                     r"\b(?:hop(?:e|ing)|want(?:ing)?|aim(?:ing)?|expect(?:ing)?|goal\s+is|target(?:ing)?)\s+(?:to\s+)?"
+                     r"\b(?:hop(?:e|ed|ing)|want(?:ed|ing)?|aim(?:ed|ing)?|expect(?:ed|ing)?|goal\s+is|target(?:ed|ing)?)\s+(?:to\s+)?"
                      r"(?:reach|hit|get|achieve|see|be)?\s*(?:at\s+least\s+|around\s+|about\s+)?$", re.I)
 # The per-user speed a throughput was read at: "每用户 75 tok/s 的交互性下", "at an interactivity of 50 tok/s"
 _INTERACTIVITY_AFTER = re.compile(r"\s*(?:/\s*user\s*)?(?:的)?\s*(?:交互性|交互速度|interactivity)", re.I)

@@ -101,6 +101,9 @@ def gpu_count_near(t: str, hit: NameHit, *, system: bool = False) -> Hit | None:
         return None  # "a single H200 node" counts nodes; "the 8x H200 machine" counts its GPUs
     if count_range_before(t, hit.start):
         return None
+    if re.search(r"(?:over|more\s+than|nearly|almost|up\s+to|about|faster\s+than|~)\s*\d+(?:\.\d+)?\s*[x×]\s*$", before, re.I) \
+            or re.match(r"'s\b", after):
+        return None  # "over 6x Groq's previous endpoint": a ratio, not six devices
     for rx in _BEFORE:
         m = rx.search(before)
         if m and re.search(r"\bnot\s*$", before[:m.start()], re.I):
@@ -202,7 +205,9 @@ def gpu_memory_anywhere(t: str) -> Hit | None:
     """GPU memory stated on its own ("显存 24G", "48GB of VRAM", "VRAM: 96 GB")."""
     m = (re.search(r"(?:显存|vram|gpu\s+memory)\s*(?:of|=|:|为|是)?\s*(?P<gb>\d{1,3})\s*(?:gb|g|gib)\b(?!\s*(?:占用|used))", t, re.I)
          or re.search(r"(?<![\d.])(?<![\d.][\-–~])(?P<gb>\d{1,3})\s*(?:gb|g|gib)\s*(?:of\s+)?(?:vram|显存|unified(?:\s+memory)?|统一内存|统一记忆体)"
-                      r"(?!\s*(?:占用|used|usage))", t, re.I))
+                      r"(?!\s*(?:占用|used|usage))", t, re.I)
+         # "runs on a 16GB GPU", "一张 24G 显卡"
+         or re.search(r"(?<![\d.])(?<![\d.][\-–~])(?P<gb>\d{1,3})\s*(?:gb|g|gib)\s*(?:gpus?|cards?|graphics\s+cards?|显卡)(?![a-z])", t, re.I))
     if m and re.search(r"(?:using|uses|used|use|consum\w*|tak(?:es|ing)|took|occup\w+|占用?|用了|吃了?|about|~)\s*$", t[max(0, m.start() - 12):m.start()], re.I):
         return None  # "using 4.3 GB of VRAM", "占 14 GB 显存": what the run took, not the card's memory
     if m:

@@ -115,6 +115,8 @@ def _pick(mentions: list[Hit], near: int | None, figures: list[tuple[int, int]] 
             # 量化版占 14 GB 显存、推理速度 80 token/s"), so after a figure they open the next item
             # ("80 token/s，BF16 原模 … 42"); English also writes them after ("57.6 t/s with IQ3_K_R4")
             far = 80 if h[2] > f[0] and chinese else 40
+        elif text and h[2] <= f[0] and not chinese and re.search(r"\band\b", between, re.I):
+            far = 40  # "85 tok/s for LLaMA 3.1 70B in FP16 and 72 tok/s …": "and" opens the next item
         if text and re.search(r"\bagainst\b|\bversus\b|\bvs\.?|compared\s+(?:to|with)|相比|对比|而", between, re.I):
             # "… at 4.0bpw, against the 164 t/s": words before "against" are the figure before's;
             # "25.6 tok/s，而仓库默认的 SGLang … 为 32-40": words after it are the next item's
@@ -353,6 +355,7 @@ _ENGINES = (
     ("ExLlamaV3", r"exllamav3"),
     ("ExLlama", r"exllama"),
     ("KTransformers", r"ktransformers"),
+    ("MAX", r"\bmodular(?:'s)?\s+max\b|\bmax\s+serve\b"),
     ("BeeLlama", r"\bbeellama\b"),
     ("bigdl-llm", r"\bbigdl[\s\-_]*llm\b"),
     ("MindIE", r"\bmindie\b"),
@@ -410,7 +413,7 @@ def engine_words(t: str, near: int | None = None, figures: list[tuple[int, int]]
     # "KTransformers 0.5.2 (kt-kernel + SGLang)", "xinference 0.15.0 的 transformers 推理引擎": an
     # engine inside another's brackets, or another's own, is its component ("ipex-llm's llama.cpp
     # build" is llama.cpp, built by another project)
-    parts = [h for h in hits if any(o[2] <= h[1] and re.fullmatch(r"\s*(?:v?\d[\w.\-]*\s*)?(?:[(（][^()（）]*|的\s*)",
+    parts = [h for h in hits if any(o[2] <= h[1] and re.fullmatch(r"\s*(?:v?\d[\w.\-]*\s*)?(?:(?:for|on)\s+\w+\s*)?(?:[(（][^()（）]*|的\s*)",
                                                                     t[o[2]:h[1]], re.I) for o in hits if o is not h)]
     if parts and len(parts) < len(hits):
         hits = [h for h in hits if h not in parts]
@@ -496,6 +499,16 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
         if m:
             out["input_tokens"] = (_length(m), m.start(), m.end())
             taken_n = m.span("n")
+    if "output_tokens" not in out:
+        # "256 output tokens … the run took 58.90 s for 128000 generated tokens": a length stated
+        # as the output's is the request's; a count of generated tokens may be the whole run's
+        m = _nearest_match([
+            rf"(?:output|输出|osl|max_tokens|max_new_tokens|max\s+(?:new\s+)?tokens)\s*(?:length|长度|len|tokens?)?\s*"
+            rf"(?:of|=|:|约|为|是)?\s*~?\s*{_N}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
+            rf"{_N}\s*(?:output|输出)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))"],
+            t, near, taken=taken_n)
+        if m:
+            out["output_tokens"] = (_length(m), m.start(), m.end())
     if "output_tokens" not in out:
         m = _nearest_match([
             rf"(?:output|generation|generated|输出|生成|osl|max_tokens|max_new_tokens|max\s+(?:new\s+)?tokens)\s*(?:length|长度|len|tokens?)?\s*"
