@@ -856,3 +856,12 @@ def test_a_model_named_by_its_ollama_tag_is_judged_at_ollama_s_quantized_files()
     assert analyze_claim(c).verdict == "plausible"
     c = parse_claim("Benchmarking a Raspberry Pi 500+ with Llama 3.2 3B gave an average eval rate of 5.55 tokens/second")
     assert analyze_claim(c).verdict == "needs_explanation"
+
+
+def test_experts_kept_on_the_cpu_are_offloaded_with_a_stated_gpu_memory():
+    """llama.cpp's -cmoe keeps every expert in host RAM: 6 GB of GPU memory then holds only the
+    attention, so the stated memory does not rule the claim out (the host bounds it)."""
+    c = parse_claim("A guide promises GPT-OSS-120B on a 6 GB GPU, accelerated to 30 t/s by using llama.cpp's -cmoe flag "
+                    "to keep the expert layers on the CPU and attention on the GPU.")
+    assert c.fields["gpu_memory_gb"] == 6.0
+    assert analyze_claim(c).verdict == "plausible"

@@ -63,7 +63,7 @@ _SINGLE = re.compile(r"single[\s\-](?:request|stream|user|sequence|query)|one\s+
                      r"单请求|单并发|单用户|单路|单流|concurrency\s*(?:of\s*|=\s*)?1(?!\d)" + NOT_RANGE_START, re.I)
 _CPU_ONLY = re.compile(r"cpu[\s\-]only|only\s+(?:the\s+)?cpu|pure[\s\-]cpu|纯\s*cpu|純\s*cpu|没有\s*gpu|無\s*gpu|"
                        r"without\s+(?:a\s+)?gpu|no\s+gpu|cpu\s+fallback", re.I)
-_ALL_EXPERTS_CPU = re.compile(r"--cpu-moe\b|exps\s*=\s*cpu|experts?\s+(?:weights?\s+|layers?\s+)?(?:on|to)\s+the\s+cpu|"
+_ALL_EXPERTS_CPU = re.compile(r"--cpu-moe\b|(?<![\w-])-cmoe\b|exps\s*=\s*cpu|experts?\s+(?:weights?\s+|layers?\s+)?(?:on|to)\s+the\s+cpu|"
                               r"all\s+(?:\S+\s+){0,3}expert\s+layers\s+run\s+on|all\s+moe\s+(?:layers|blocks)\s+(?:on|to)|"
                               r"moe\s+层\s*卸载|专家层卸载到\s*cpu|experts?\s+on\s+(?:the\s+)?cpu|"
                               r"all\s+moe\s+layers\s+offloaded", re.I)
@@ -108,9 +108,10 @@ def read_words(text: str, engine: str | None) -> Words:
     t = text or ""
     bpw = _BPW_WORDS.search(t)
     share = _EXPERT_SHARE.search(t)
+    experts_on_cpu = bool(_ALL_EXPERTS_CPU.search(t))  # experts kept on the CPU are offloaded weights
     return Words(single=bool(_SINGLE.search(t)), cpu_only=bool(_CPU_ONLY.search(t)),
-                  all_experts_on_cpu=bool(_ALL_EXPERTS_CPU.search(t)) or engine == "KTransformers",
-                  offload=bool(_OFFLOAD.search(t)) or engine == "KTransformers" or bool(share),
+                  all_experts_on_cpu=experts_on_cpu or engine == "KTransformers",
+                  offload=bool(_OFFLOAD.search(t)) or experts_on_cpu or engine == "KTransformers" or bool(share),
                   row_split=bool(_ROW_SPLIT.search(t)),
                   bpw=float(bpw.group("b")) if bpw else None,
                   expert_share=int(share.group("p")) / 100 if share and int(share.group("p")) <= 100 else None,
