@@ -1191,3 +1191,25 @@ def test_ratios_a_per_request_throughput_and_a_memory_sized_gpu():
     assert parse_claim("a 70B Llama in Q4_K_M runs on a 16GB GPU at 8-12 tok/sec").fields["gpu_memory_gb"] == 16.0
     c = parse_claim("two RTX 5090s give 85 tok/s for LLaMA 3.1 70B in FP16 and 72 tok/s for DeepSeek V3 in FP8")
     assert c.fields["precision"] == "FP16"
+
+
+def test_set_thirteen_words_engines_counts_and_sizes():
+    c = parse_claim("有人在两台 Mac Studio M4 Max 上通过 Exo + Thunderbolt 5 RDMA 池化运行 Qwen3.5-122B-A10B，持续吞吐约 52 tok/s，并发 c=2")
+    assert (c.fields["gpu"], c.fields["gpu_count"], c.fields["engine"]) == ("Apple M4 Max", 2, "Exo")
+    assert parse_claim("两台 H100 服务器跑 Llama 3.1 70B，吞吐 3000 tok/s").fields.get("gpu_count") != 2
+    c = parse_claim("QServe's benchmark on an L40S with Llama3-70B-Instruct quantized by QoQ (w4a8kv4) at "
+                    "GLOBAL_BATCH_SIZE=4 gave ~60 tokens/s")
+    assert (c.fields["engine"], c.fields["precision"]) == ("QServe", "INT4")
+    c = parse_claim("With OpenNMT-py and Mistral-instruct-v0.2-onmt-awq, generation ran at 80.5 tokens/second at batch size 1. "
+                    "For comparison, Mistral reported 100 tokens/second using vLLM.")
+    assert c.fields["engine"] == "OpenNMT-py"
+    c = parse_claim("TensorRT-LLM NVFP4 Llama 3.1 8B decoded 38.8 tokens/second on a 29-token prompt and 200-token greedy completion")
+    assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (29, 200)
+    c = parse_claim("用 vllm 在 16 卡 H100 上部署 DeepSeek-V3，只有 1 个请求时生成速度仅 2.9 tokens/s，比没有量化的 qwen72b 慢了接近 5 倍。")
+    assert c.fields["concurrency"] == 1 and "precision" not in c.fields
+    c = parse_claim("一篇对比单/双卡 RTX 4090 部署 DeepSeek70B 的文章称，单卡 FP8、批处理 32 时吞吐量为 187 tokens/秒，双卡为 342 tokens/秒")
+    assert (c.fields["gpu_count"], c.fields["concurrency"]) == (1, 32)
+    c = parse_claim("一篇 DeepSeek-R1 版本选型文章列出 Ollama 上各版本的显存需求和速度：14B 约需 8GB 显存，在 RTX 4090 上推理速度为 5-8 token/秒")
+    assert c.fields["model"] == "DeepSeek-R1-Distill-Qwen-14B" and "gpu_memory_gb" not in c.fields
+    c = parse_claim("a user served DeepSeek-R1 with SGLang at --tp 8 on an MI325 x8 machine and the TPS only reached around 2000")
+    assert (c.fields["gpu"], c.fields["gpu_count"]) == ("MI325X", 8)

@@ -865,3 +865,12 @@ def test_experts_kept_on_the_cpu_are_offloaded_with_a_stated_gpu_memory():
                     "to keep the expert layers on the CPU and attention on the GPU.")
     assert c.fields["gpu_memory_gb"] == 6.0
     assert analyze_claim(c).verdict == "plausible"
+
+
+def test_an_offloaded_total_beyond_the_batch_times_the_host_bound_is_implausible():
+    """70B at FP8 (~71 GB) on one 24 GB RTX 4090 spills ~47 GB to host RAM: one stream is bounded
+    near 1.8 tok/s, and a batch of 32 sharing each host read at most 32 times that (~57 tok/s),
+    far below 187 tok/s."""
+    c = parse_claim("单卡 RTX 4090 部署 DeepSeek70B，FP8、批处理 32、生成长度 2048 时吞吐量为 187 tokens/秒")
+    assert (c.fields["gpu_count"], c.fields["concurrency"]) == (1, 32)
+    assert analyze_claim(c).verdict == "implausible"

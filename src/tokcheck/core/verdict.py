@@ -481,6 +481,12 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
                     "single-stream bound (the memory left beside the weights holds about one sequence)")
             u, t = mbu_text(total, hard, what)
             text.append(t)
+            if bd.offload is not None and concurrency and total > hard * concurrency:
+                # each step reads the host's share of the weights once and yields at most one token
+                # per sequence: a batch of N multiplies the offloaded bound by N at the very most
+                text.append(f"even with all {fmt(concurrency)} sequences sharing each host read, the bound is "
+                            f"{sig3(hard * concurrency)} tok/s")
+                return _Judgement("implausible", text, u, "single", bounds)
             return _Judgement("plausible" if u <= EVIDENCE_MBU else "needs_explanation", text, u, "single", bounds)
         return _Judgement("unknown", ["no aggregate bound on this hardware"])
 

@@ -513,13 +513,18 @@ def _size_b(name: str) -> float | None:
         return None
 
 
+# "DeepSeek-R1 各版本 …：14B 约需 8GB 显存 … 5-8 token/秒": a bare size opening a clause names the version
+_CLAUSE_SIZE = re.compile(r"[:：,，;；、]\s*(?P<size>\d+(?:\.\d+)?)\s*[bB](?![\w.])(?!\s*(?:参数|參數|tokens?|context|上下文))")
+
+
 def _other_size_of_family(t: str, mh: "_ModelHit", head, hits: list) -> "_ModelHit | None":
     """A family named first and a size written for the headline ("DeepSeek-R1 方案 …：70B 参数模型 …
     12 tokens/s"): the family's model of that size (Ollama's deepseek-r1:70b, the 70B distill),
     where it differs from the named model's own size by more than a quarter; else None."""
     from tokcheck.core.catalog import find_model
 
-    sizes = list(_SIZED_MODEL.finditer(t, mh.end, head.span[0]))
+    sizes = sorted(list(_SIZED_MODEL.finditer(t, mh.end, head.span[0])) + list(_CLAUSE_SIZE.finditer(t, mh.end, head.span[0])),
+                   key=lambda m: m.start("size"))
     if not sizes or re.search(r"[.;!?。；！？](?:\s|$)", t[sizes[-1].end():head.span[0]]):
         return None
     size = float(sizes[-1].group("size"))

@@ -122,11 +122,12 @@ _KEYWORD_RX = {kind: [(value, re.compile(rx, re.I)) for value, rx in rules] for 
 _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"(?<![\d.])(?P<n>\d+)\s*(?:concurrent|parallel|simultaneous)\s*(?:requests?|users?|streams?|sequences?|sessions?|clients?)?",
     r"\b(?:at\s+)?(?P<n>one)\s+concurrent\s+(?:request|user|stream|sequence)",
-    r"(?:concurrency|并发(?:数|量)?|并行数|batch[\s_\-]?size|\bbs|max[\s_\-]num[\s_\-]seqs|--parallel|-np)\s*"
+    r"(?:concurrency|并发(?:数|量)?|并行数|batch[\s_\-]?size|批处理(?:大小)?|批大小|\bbs|max[\s_\-]num[\s_\-]seqs|--parallel|-np)\s*"
     r"(?:of|=|:|为|是|设为|设置为)?\s*(?P<n>" + INTEGER + r")(?!\d|[.,]\d)",
     r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*(?:高)?\s*并发",
     r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
     r"batch(?:es)?\s+of\s+(?P<n>\d+)",
+    r"(?<![\d.])(?P<n>\d+)\s*个\s*(?:请求|并发请求|用户)",
     r"(?<![\d.])(?P<n>\d+)\s+(?:running|active|in-flight)\s+(?:requests?|sequences?|reqs)\b",
     r"(?<![\d.])(?P<n>\d+)[\s\-]batch\b",  # "1-batch decode", "10-batch decode"
     r"\bbatch\s*(?:size\s*)?(?:of\s*)?(?:=\s*)?(?P<n>" + INTEGER + r")(?!\d|[.,]\d)(?!\s*-?\s*bits?\b)",
@@ -562,7 +563,7 @@ def _nearest(rules, t: str, f: Figure, win: tuple[int, int, int, int]) -> tuple[
 
 # Words that make a stated concurrency a capacity or a piece of advice rather than the setting
 # the figure was measured at.
-_CAPACITY = re.compile(r"(?:可开|可以开|可支持|能开|能支持|最多可|建议|推荐|"
+_CAPACITY = re.compile(r"(?:可开|可以开|可支持|能开|能支持|最多可|建议|推荐|(?:只能|能|可以?)处理|"
                        r"\bcan\s+(?:handle|serve|support|run|open|take)|\bsupports?|\bsuggest\w*|\brecommend\w*)"
                        r"[^.;,。]{0,12}$", re.I)
 

@@ -52,7 +52,7 @@ _GENERIC = [re.compile(rx, re.I) for rx in (
     r"(?<![\w.~\-])(?P<n>\d+)\s*(?:x\s*)?(?:gpu|card)\b",
     r"(?<![\w.~\-])(?P<n>\d+)[\s\-]gpu\b",
     rf"(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|个)\s*(?:卡|显卡|gpu|加速卡)",
-    rf"(?<![\d一二两三四五六七八九十])(?P<n>\d+|{CN_COUNT})\s*卡(?!顿|片|住)",
+    rf"(?<![\d一二两三四五六七八九十/、])(?P<n>\d+|{CN_COUNT})\s*卡(?!顿|片|住)",
     r"(?:\btp|tensor[\s\-_]parallel(?:ism|[\s\-_]size)?)\s*(?:=|:|of|size)?\s*(?P<n>\d+)(?![\d.])",
     r"(?:^|\s)(?:-tp|--tp|--tensor-parallel-size|--tp-size)\s*[= ]\s*(?P<n>\d+)",
     r"(?<![\w.])(?P<n>\d+)[\s\-]way\s+(?:tensor[\s\-]parallel\w*|tp|parallel)?",
@@ -71,6 +71,8 @@ def count_range_before(t: str, start: int) -> bool:
     """Whether the words before ``start`` state a range of counts ("on 1~4x 4090D", "one to
     eight Arc A770s"): then neither end is the count, and no singular reading applies."""
     before = t[max(0, start - 24):start]
+    if re.search(rf"(?:\d+|{CN_COUNT})\s*[/、]\s*(?:\d+|{CN_COUNT})\s*(?:张|块)?\s*卡?\s*{_VENDOR}$", before, re.I):
+        return True  # "单/双卡 RTX 4090": one or two cards, compared
     return bool(re.search(rf"(?:\d+|\b(?:{COUNT_WORDS}))\s*(?:~|-|–|to|或|到|至)\s*(?:\d+|(?:{COUNT_WORDS}))\s*[x*]?\s*"
                           rf"{_VENDOR}$", before, re.I))
 
@@ -104,6 +106,10 @@ def gpu_count_near(t: str, hit: NameHit, *, system: bool = False) -> Hit | None:
     if re.search(r"(?:over|more\s+than|nearly|almost|up\s+to|about|faster\s+than|~)\s*\d+(?:\.\d+)?\s*[x×]\s*$", before, re.I) \
             or re.match(r"'s\b", after):
         return None  # "over 6x Groq's previous endpoint": a ratio, not six devices
+    if system and _one_device_machine(hit.name):
+        m = re.search(rf"(?P<n>\d+|{CN_COUNT})\s*台\s*{_VENDOR}$", before, re.I)
+        if m and count_value(m.group("n")):  # "两台 Mac Studio M4 Max": each Mac is one device
+            return count_value(m.group("n")), hit.start - len(before) + m.start(), hit.start
     for rx in _BEFORE:
         m = rx.search(before)
         if m and re.search(r"\bnot\s*$", before[:m.start()], re.I):
@@ -208,7 +214,8 @@ def gpu_memory_anywhere(t: str) -> Hit | None:
                       r"(?!\s*(?:占用|used|usage))", t, re.I)
          # "runs on a 16GB GPU", "一张 24G 显卡"
          or re.search(r"(?<![\d.])(?<![\d.][\-–~])(?P<gb>\d{1,3})\s*(?:gb|g|gib)\s*(?:gpus?|cards?|graphics\s+cards?|显卡)(?![a-z])", t, re.I))
-    if m and re.search(r"(?:using|uses|used|use|consum\w*|tak(?:es|ing)|took|occup\w+|占用?|用了|吃了?|about|~)\s*$", t[max(0, m.start() - 12):m.start()], re.I):
+    if m and re.search(r"(?:using|uses|used|use|consum\w*|tak(?:es|ing)|took|occup\w+|占用?|用了|吃了?|about|~|"
+                       r"需要?|约需|requires?|needs?)\s*(?:about|约|至少|at\s+least)?\s*$", t[max(0, m.start() - 12):m.start()], re.I):
         return None  # "using 4.3 GB of VRAM", "占 14 GB 显存": what the run took, not the card's memory
     if m:
         return float(m.group("gb")), m.start(), m.end()

@@ -27,7 +27,7 @@ _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("FP4", r"\bfp4\b|\bfloat4\b|\be2m1\b"),
     ("FP8", r"\bfp8\b|\bfloat8\b|\be4m3\b|\bw8a8[\s\-_]?fp8\b|\bfp8[\s\-_]?dynamic\b"),
     ("INT8", r"\bint8\b|\bw8a8\b|\bw8a16\b|\b8[\s\-]?bits?\b|\bbnb[\s\-_]?8bit|\bllm\.int8|8\s*位(?:元|比特)?量化|8\s*比特"),
-    ("INT4", r"\bint4\b|\bw4a16\b|\bw4a8\b|\bw4afp8\b|\bw4a8[\-_]?fp8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位(?:元|比特)?量化|4\s*比特"),
+    ("INT4", r"\bint4\b|\bw4a16\b|\bw4a8(?:kv4|kv8)?\b|\bw4afp8\b|\bw4a8[\-_]?fp8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位(?:元|比特)?量化|4\s*比特"),
     ("1.58bpw", r"\bb1\.58\b|\b1\.58[\s\-]?bits?\b|\bternary\b"),
     ("6bpw", r"\b6[\s\-]?bits?\b"),
     ("5bpw", r"\b5[\s\-]?bits?\b"),
@@ -70,7 +70,7 @@ def _is_kv(t: str, s: int, e: int) -> bool:
 
 
 def _others_own(mentions: list[Hit], near: int | None, others: list[tuple[int, int]] | None,
-                figures: list[tuple[int, int]] | None) -> list[Hit]:
+                figures: list[tuple[int, int]] | None, text: str = "") -> list[Hit]:
     """Mentions less those that belong to another model than the headline's: written in or right
     after that model's name ("Qwen3.5-27B-AWQ", "Qwen3-14B 4bit", "Llama-70B in Q4") with no
     figure in between."""
@@ -82,6 +82,8 @@ def _others_own(mentions: list[Hit], near: int | None, others: list[tuple[int, i
         for a, b in others:
             if a <= h[1] and h[1] - b <= 12 and not any(b <= f[0] < h[1] for f in spans):
                 return True
+            if text and h[2] <= a and re.fullmatch(r"\s*的\s*", text[h[2]:a]):
+                return True  # "比没有量化的 qwen72b": words written before the other model, joined by 的
         return False
 
     return [h for h in mentions if not attached(h)]
@@ -115,7 +117,7 @@ def _pick(mentions: list[Hit], near: int | None, figures: list[tuple[int, int]] 
             # 量化版占 14 GB 显存、推理速度 80 token/s"), so after a figure they open the next item
             # ("80 token/s，BF16 原模 … 42"); English also writes them after ("57.6 t/s with IQ3_K_R4")
             far = 80 if h[2] > f[0] and chinese else 40
-        elif text and h[2] <= f[0] and not chinese and re.search(r"\band\b", between, re.I):
+        elif text and h[2] <= f[0] and not chinese and re.fullmatch(r"\s*and\s+", between, re.I):
             far = 40  # "85 tok/s for LLaMA 3.1 70B in FP16 and 72 tok/s …": "and" opens the next item
         if text and re.search(r"\bagainst\b|\bversus\b|\bvs\.?|compared\s+(?:to|with)|相比|对比|而", between, re.I):
             # "… at 4.0bpw, against the 164 t/s": words before "against" are the figure before's;
@@ -236,7 +238,7 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
     if full:
         mentions.append(("full", full.start(), full.end()))
     mentions = _own_mentions(t, mentions)
-    mentions = _others_own(mentions, near, others, figures)
+    mentions = _others_own(mentions, near, others, figures, t)
     pick = _pick(mentions, near, figures, t, chains)
     if pick is not None and pick[0] == "full" and any(h[0] != "full" for h in mentions):
         # "full precision … BF16": a named type says more than the words "full precision"
@@ -259,7 +261,7 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
             for m in re.finditer(rx, t, re.I):
                 if not _is_kv(t, m.start(), m.end()):
                     methods.append((name, m.start(), m.end()))
-        method = _pick(_others_own(methods, near, others, figures), near, figures, t, chains)
+        method = _pick(_others_own(methods, near, others, figures, t), near, figures, t, chains)
         if method is not None:
             out["quantization"] = method
         else:
@@ -355,6 +357,10 @@ _ENGINES = (
     ("ExLlamaV3", r"exllamav3"),
     ("ExLlama", r"exllama"),
     ("KTransformers", r"ktransformers"),
+    ("QServe", r"\bqserve\b"),
+    ("OpenNMT-py", r"\bopennmt(?:[\-_]py)?\b"),
+    ("Exo", r"(?<![\w\-])exo(?![\w\-])"),
+    ("MindFormers", r"\bmindformers\b"),
     ("MAX", r"\bmodular(?:'s)?\s+max\b|\bmax\s+serve\b"),
     ("BeeLlama", r"\bbeellama\b"),
     ("bigdl-llm", r"\bbigdl[\s\-_]*llm\b"),
@@ -377,7 +383,7 @@ _ENGINES = (
 #: llama.cpp and of MLX run the same kernels (how weights are split, offloaded and quantized).
 ENGINE_FAMILY = {"llama-cpp-python": "llama.cpp", "TabbyAPI": "ExLlamaV2", "ExLlama": "ExLlamaV2", "ExLlamaV3": "ExLlamaV2", "koboldcpp": "llama.cpp", "distributed-llama": None, "mlx-swift-lm": "MLX", "rapid-mlx": "MLX",
                  "MTPLX": "MLX", "vllm-mlx": "MLX", "text-generation-webui": None, "Xinference": None,
-                 "BeeLlama": "llama.cpp", "bigdl-llm": "ipex-llm"}
+                 "BeeLlama": "llama.cpp", "bigdl-llm": "ipex-llm", "Exo": "MLX"}
 
 
 def engine_family(name: str | None) -> str | None:
@@ -417,6 +423,8 @@ def engine_words(t: str, near: int | None = None, figures: list[tuple[int, int]]
                                                                     t[o[2]:h[1]], re.I) for o in hits if o is not h)]
     if parts and len(parts) < len(hits):
         hits = [h for h in hits if h not in parts]
+    if any(h[0] == "MLX" for h in hits):  # exo runs MLX on Macs: where MLX is named, it is the engine
+        hits = [h for h in hits if h[0] != "Exo"] or hits
     backends = [h for h in hits if re.match(r"\s*(?:[\w.\-]+\s+){0,2}back[\s\-]?end", t[h[2]:h[2] + 30], re.I)]
     if backends and len({h[0] for h in hits} - {h[0] for h in backends}) >= 1:
         hits = [h for h in hits if h not in backends]
@@ -516,7 +524,8 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             rf"{_N}\s*(?:output|输出)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
             rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:output|generation|generated|decode|decoding)\b",
             rf"{_N}\s*completion\s+tokens?",
-            rf"\bfor\s+{_N}\s*(?:output\s+|new\s+|generated\s+)?tokens?\b(?!\s*(?:of\s+)?(?:prompt|input|context))",
+            rf"\bfor\s+(?:~|about\s+)?{_N}\s*(?:output\s+|new\s+|generated\s+)?tokens?\b(?!\s*(?:of\s+)?(?:prompt|input|context))",
+            rf"{_N}[\s\-]*tokens?\s+(?:\w+\s+)?completions?\b",
             rf"{_N}\s*tokens?\s+in\s+\d+(?:\.\d+)?\s*(?:s|sec|secs|seconds?|秒)\b",
             rf"generat(?:e|es|ing|ed)\s+{_N}\s*(?:new\s+)?tokens?\b",
             rf"(?<!prompt\s)(?<!prompt_)\beval[\s_]count\s*[:=]?\s*{_N}",
