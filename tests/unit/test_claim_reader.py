@@ -1213,3 +1213,10 @@ def test_set_thirteen_words_engines_counts_and_sizes():
     assert c.fields["model"] == "DeepSeek-R1-Distill-Qwen-14B" and "gpu_memory_gb" not in c.fields
     c = parse_claim("a user served DeepSeek-R1 with SGLang at --tp 8 on an MI325 x8 machine and the TPS only reached around 2000")
     assert (c.fields["gpu"], c.fields["gpu_count"]) == ("MI325X", 8)
+
+
+def test_requests_sent_are_no_concurrency():
+    c = parse_claim("在 A100 上用 vLLM 部署 Qwen2.5-7B，以并发 20、输入 1024、输出 128 token 压测 500 个请求，输出吞吐 893.269 tok/s")
+    assert c.fields["concurrency"] == 20
+    c = parse_claim("按照说明用 vllm 部署 DeepSeek-V3，日志显示只有 1 个请求时生成速度仅 2.9 tokens/s")
+    assert c.fields["concurrency"] == 1

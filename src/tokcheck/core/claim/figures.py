@@ -127,7 +127,9 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*(?:高)?\s*并发",
     r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
     r"batch(?:es)?\s+of\s+(?P<n>\d+)",
-    r"(?<![\d.])(?P<n>\d+)\s*个\s*(?:请求|并发请求|用户)",
+    # "只有 1 个请求时", "32 个并发请求" (not "压测 500 个请求", a count of requests sent)
+    r"(?:只有|仅有|同时有?)\s*(?P<n>\d+)\s*个\s*(?:请求|用户)",
+    r"(?<![\d.])(?P<n>\d+)\s*个\s*并发(?:请求|用户)",
     r"(?<![\d.])(?P<n>\d+)\s+(?:running|active|in-flight)\s+(?:requests?|sequences?|reqs)\b",
     r"(?<![\d.])(?P<n>\d+)[\s\-]batch\b",  # "1-batch decode", "10-batch decode"
     r"\bbatch\s*(?:size\s*)?(?:of\s*)?(?:=\s*)?(?P<n>" + INTEGER + r")(?!\d|[.,]\d)(?!\s*-?\s*bits?\b)",
