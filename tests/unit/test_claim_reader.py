@@ -1220,3 +1220,31 @@ def test_requests_sent_are_no_concurrency():
     assert c.fields["concurrency"] == 20
     c = parse_claim("按照说明用 vllm 部署 DeepSeek-V3，日志显示只有 1 个请求时生成速度仅 2.9 tokens/s")
     assert c.fields["concurrency"] == 1
+
+
+def test_two_figures_sharing_a_chinese_unit_and_a_node_layout_is_no_scope():
+    c, h = head("7B 与 32B 在单卡 NVIDIA A100 40GB 上的吞吐量为 81.3 和 28.8 tokens/秒")
+    assert [f.value for f in c.figures] == [81.3, 28.8] and h.value == 81.3
+    c, h = head("用 vLLM 和 Ray 在 A800 上部署 fp16 的满血版 R1(集群三个节点、每个节点八台 GPU,共 a800 24 张),推理速度只有 3token/s")
+    assert (h.scope, c.fields["gpu_count"]) == ("request", 24)
+    assert parse_claim("每个节点吞吐 3000 tokens/s，共 4 个节点的 H100 集群").figures[0].scope == "node"
+
+
+def test_set_fourteen_units_counts_sizes_and_the_deepseek_distills():
+    c, h = head("Qwen2.5-0.5B-Instruct 在 4×RTX 4090D 上用 Transformers 加载，batch_size=1 时 Tokens per second 为 280.7。"
+                "文中同时给出 batch=4 时吞吐 1.12 tokens/s/GPU。")
+    assert (h.value, c.fields["concurrency"]) == (280.7, 1)
+    c = parse_claim("在 NVIDIA H200 80GB 显存 × 8台上部署 DeepSeek 671B 满血版，并发数为 1 时 vLLM 的 P99 延迟为 12.3 ms")
+    assert (c.fields["gpu"], c.fields["gpu_count"]) == ("H200", 8)
+    c = parse_claim("Qwen3:32B 改为经 vLLM 后端推理后，吞吐量从每秒 1.2 个 token 跃升至每秒 4.8 个 token，并发请求数从 3 路提升到 12 路。")
+    assert (c.fields["value"], c.fields["concurrency"]) == (4.8, 12)
+    c = parse_claim("有文章称本地部署 DeepSeek 时，使用 RTX 3060 显卡实测 7B 模型推理，响应速度稳定在 5-7 字/秒")
+    assert c.fields["model"] == "DeepSeek-R1-Distill-Qwen-7B"
+    c = parse_claim("At 70B the RX 7900 XTX's 12.4 tok/s trails the RTX 4090's 13.9 by only 12%.")
+    assert c.fields.get("model") != "At 70B"
+
+
+def test_a_format_a_quantization_is_measured_against_is_not_the_claim_s():
+    c = parse_claim("a quantized Qwen3-30B-A3B runs at 8.03 tokens per second on a Raspberry Pi 5 at 2.70 bits per "
+                    "weight while keeping 94.18% of BF16 quality")
+    assert c.fields["precision"] == "2.70bpw"

@@ -874,3 +874,20 @@ def test_an_offloaded_total_beyond_the_batch_times_the_host_bound_is_implausible
     c = parse_claim("单卡 RTX 4090 部署 DeepSeek70B，FP8、批处理 32、生成长度 2048 时吞吐量为 187 tokens/秒")
     assert (c.fields["gpu_count"], c.fields["concurrency"]) == (1, 32)
     assert analyze_claim(c).verdict == "implausible"
+
+
+def test_a_file_size_in_bytes_is_no_parameter_count():
+    """"16,464,440,224 B" is the GGUF file's size: the unknown Qwen3.8-27B is judged as a 27B
+    model (16.5 GB at Q4_K_M on an 800 GB/s RX 7900 XT, ~48 tok/s), not as 224B parameters."""
+    c = parse_claim("An RX 7900 XT 20GB running unsloth Qwen3.8-27B-UD-Q4_K_M.gguf (16,464,440,224 B) with llama.cpp went "
+                    "from 30.8 to 54.0 tok/s with MTP speculative decoding at n-max 2.")
+    assert analyze_claim(c).verdict == "plausible"
+
+
+def test_unstated_precision_with_a_stated_memory_and_no_gpu_is_judged_at_what_fits():
+    """Qwen3-32B on "a 24 GB card" with no precision stated: BF16 (65.5 GB) cannot fit, 4-bit
+    (~19 GB) can, so the claim is judged at 4-bit rather than ruled out."""
+    c = parse_claim("在 24G 显存的单卡服务器上，Qwen3:32B 经 vLLM 后端推理，吞吐量为每秒 4.8 个 token")
+    assert analyze_claim(c).verdict == "plausible"
+    c = parse_claim("在 24G 显存的单卡服务器上，Qwen3:32B 以 BF16 经 vLLM 后端推理，吞吐量为每秒 4.8 个 token")
+    assert analyze_claim(c).verdict == "implausible"

@@ -1239,6 +1239,9 @@ def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, 
         # "a new 48 GB datacenter GPU … 70B at BF16": the GPU is not named, but its memory is
         have = float(mem) * GIB * int(f.get("gpu_count") or 1)  # GPU memory is stated in GiB, as elsewhere
         need = weights_bytes(r0.model, r0.precision)
+        if not f.get("precision") and not f.get("quantization"):
+            # unstated precision is judged at what fits (a 32B model on a 24 GB card is a 4-bit claim)
+            need = min(need, weights_bytes(r0.model, "INT4"))
         if need > have * MEMORY_SHORT_MARGIN:
             ex.append(f"the weights at {r0.label} ({_gb(need)}) do not fit the {_gb(have)} of GPU memory stated, and "
                       "nothing in the claim offloads them to host memory")

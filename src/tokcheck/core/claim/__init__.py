@@ -170,7 +170,7 @@ _SUFFIXES = re.compile(r"[\-_.](?:instruct|chat|base|it|hf|gguf|awq|gptq|fp8|fp4
                        r"bf16|fp16|dynamic|thinking|reasoning|\d{4}|v\d+(?:\.\d+)?|q\d\w*|mlx|4bit|8bit|ud|unsloth)$", re.I)
 _MODEL_LIKE = re.compile(
     r"(?<![\w./-])(?P<m>[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*-\d+(?:\.\d+)?[bBmM](?:-A\d+(?:\.\d+)?[bB])?"
-    r"|(?!(?:A|An|The|Our|My|This|That|Their|Its|Each|Every|Any|Your)\s)[A-Z][A-Za-z0-9.]*(?:\s[A-Z0-9][A-Za-z0-9.]*){0,2}\s\d+(?:\.\d+)?[bB](?:[\-\s]A\d+(?:\.\d+)?[bB])?)(?![\w])")
+    r"|(?!(?:A|An|The|Our|My|This|That|Their|Its|Each|Every|Any|Your|At|In|On|For|With|By|From|Of|To|And|But|While|Both|Only|Even|Then|Than|Using|Running|Unlike|Like|Versus|Vs)\s)[A-Z][A-Za-z0-9.]*(?:\s[A-Z0-9][A-Za-z0-9.]*){0,2}\s\d+(?:\.\d+)?[bB](?:[\-\s]A\d+(?:\.\d+)?[bB])?)(?![\w])")
 
 
 _QWEN_ZH = re.compile(r"(?:通义)?千问\s*(?P<rest>\d+(?:\.\d+)?(?:-[A-Za-z0-9.]+)*)")
@@ -541,9 +541,16 @@ def _other_size_of_family(t: str, mh: "_ModelHit", head, hits: list) -> "_ModelH
         h = named_sized[-1]
         return _ModelHit(h.name, h.start, h.end, h.words, h.version, h.version_words,
                          note=f"{sizes[-1].group(0)!r} by the figure is {h.name}, named earlier")
-    try:
-        spec = find_model(f"{mh.words.strip()}:{sizes[-1].group('size')}b")
-    except TokcheckError:
+    spec = None
+    # "本地部署 DeepSeek … 7B 模型": a DeepSeek size that is no DeepSeek-V3/R1 is Ollama's deepseek-r1 distill
+    tries = [mh.words.strip()] + (["deepseek-r1"] if mh.name.startswith("DeepSeek") else [])
+    for base in tries:
+        try:
+            spec = find_model(f"{base}:{sizes[-1].group('size')}b")
+            break
+        except TokcheckError:
+            continue
+    if spec is None:
         return None
     if spec.name == mh.name:
         return None

@@ -103,7 +103,9 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
                     r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)" + NOT_RANGE_START),
         ("user", r"per[\s\-]user|/\s*user|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),
         ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device|npu|hpu)|(?<![a-z])(?<!cpu)/\s*(?:gpu|card|npu|hpu|chip)\b|(?<=/s)/\s*(?:gpu|card|npu|hpu|chip)\b|each\s+gpu\s+(?:achieves|gets|reaches|delivers|does|serves|processes)|每\s*(?:张|块|颗|顆|个|個)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
-        ("node", r"per[\s\-](?:node|server|machine|system|host)|/\s*node\b|each\s+node|每(?:个)?节点|每台|单机吞吐"),
+        # ("每个节点八台 GPU", "each node with 8 GPUs" describe the layout, not a per-node figure)
+        ("node", r"per[\s\-](?:node|server|machine|system|host)|/\s*node\b|each\s+node(?!\s+(?:has|with|of)\s+\d)|"
+                 r"每(?:个)?节点(?!\s*(?:有|配)?\s*(?:\d+|[一二两三四五六七八九十]+)\s*(?:台|张|块|个|卡|gpu))|每台|单机吞吐"),
         ("aggregate", r"(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|(?<!decode\s)(?<!decoding\s)throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|整体|合计(?=[^，,。；;]{0,10}(?:输出|吞吐|生成|解码|每秒|tokens?|$))|"
                       r"最大并发|高并发|under\s+(?:full\s+)?load|at\s+max(?:imum)?\s+concurrency|\d+\s*并发"),
     ),
@@ -127,6 +129,8 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*(?:高)?\s*并发",
     r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
     r"batch(?:es)?\s+of\s+(?P<n>\d+)",
+    # "并发请求数从 3 路提升到 12 路": the setting after the change
+    r"并发(?:请求)?(?:数|量)?\s*从\s*\d+\s*路?\s*(?:提升|增加|提高|升|扩大)(?:到|至)\s*(?P<n>\d+)",
     # "只有 1 个请求时", "32 个并发请求" (not "压测 500 个请求", a count of requests sent)
     r"(?:只有|仅有|同时有?)\s*(?P<n>\d+)\s*个\s*(?:请求|用户)",
     r"(?<![\d.])(?P<n>\d+)\s*个\s*并发(?:请求|用户)",
@@ -163,13 +167,18 @@ _SHARED_UNIT = re.compile(
     rf"(?:(?P<word>\s*(?:pp|tg|prefill|decode|prompt|gen|input|output)\d*)\s*(?:/|\band\b|\bvs\.?|\bversus\b|\bor\b|和|与)"
     rf"|\s*(?:/|\bvs\.?|\bversus\b))\s*", re.I)
 # "decoded at 80.08 and 95.36 tok/s": two readings after a verb share the unit
-_AT_X_AND = re.compile(rf"(?:\bat|\bof|\bbetween|\breached|\breaches|\bgets|\bgot)\s+(?:~|about\s+)?(?P<num>{NUMBER})\s+and\s+(?:~|about\s+)?$", re.I)
+# "吞吐量为 81.3 和 28.8 tokens/秒": the same in Chinese
+_AT_X_AND = re.compile(rf"(?:(?:\bat|\bof|\bbetween|\breached|\breaches|\bgets|\bgot)\s+|(?:为|是|达到?|约)\s*)(?:~|about\s+|约)?"
+                       rf"(?P<num>{NUMBER})\s*(?:\band\b|和|与)\s*(?:~|about\s+|约)?$", re.I)
 _SPREAD = re.compile(rf"\s*(?:±|\+/-|\+-)\s*(?:{NUMBER})")
 _UNIT_HEADER = re.compile(r"(?<![\d.])(?<![\d.]\s)(?:(?:output|generation|decode)\s+)?(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second|\btps\b)(?![a-z])", re.I)
 _HEADED_NUMBER = re.compile(rf"(?:\bdid|\bdoes|\bgot|\bgets|\breached|\breaches|\bhit|\bhits|\bat|:)\s*(?:~|(?:about|around|roughly|approximately)\s+)?"
                             rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
 _UNIT_IN_BRACKETS = re.compile(rf"(?P<what>(?:gen(?:eration)?|decode|prompt|prefill|input|output)?\s*throughput)?\s*"
                                rf"\(\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second)\s*\)\s*[:：=]\s*(?P<num>{NUMBER})(?![\d.,]?\d)", re.I)
+# "Tokens per second 为 280.7", "tok/s: 54": the unit named, then its number
+_UNIT_THEN_NUMBER = re.compile(rf"(?P<what>)(?<![\w/])(?:tokens?\s+per\s+second|tok(?:en)?s?\s*/\s*s(?:ec)?)\s*(?:为|是|:|：|=|\bwas\b|\bis\b)\s*"
+                               rf"(?:约|~|about\s+)?(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
 _EVERY = re.compile(rf"(?:\bone|\ba|\b1)\s+(?:new\s+|output\s+)?token\s+every\s+(?:~|about\s+)?(?P<num>{NUMBER})"
                     rf"(?:\s*(?:-|~|to)\s*(?P<num2>{NUMBER}))?\s*(?P<u>ms|milliseconds?|s|sec|seconds?)(?![a-z])", re.I)
 _TIMES_PER_SECOND = re.compile(rf"(?:~|about\s+|approximately\s+|roughly\s+)?(?P<num>{NUMBER})\s+times\s+(?:per|a)\s+second", re.I)
@@ -467,12 +476,13 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             fig = Figure(value=to_float(m.group("num")), unit="tok/s", span=m.span("num"), words=t[m.start():m.end()])
             fig.why["unit"] = "the weights read N times per second: N decode steps, one token each"
             merged.append(fig)
-    for m in _UNIT_IN_BRACKETS.finditer(masked):
+    for m in list(_UNIT_IN_BRACKETS.finditer(masked)) + list(_UNIT_THEN_NUMBER.finditer(masked)):
         # "gen throughput (token/s): 324.86": the unit in brackets before the number, as logs print it
         if not any(f.span[0] <= m.start("num") < f.span[1] for f in merged):
             span = m.span("num")
             fig = Figure(value=to_float(m.group("num")), unit="tok/s", span=span, words=t[m.start():m.end()])
-            fig.why["gap"] = m.group("what")
+            if m.group("what"):
+                fig.why["gap"] = m.group("what")
             merged.append(fig)
     merged.sort(key=lambda f: f.span[0])
     found = merged

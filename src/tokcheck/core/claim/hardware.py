@@ -43,7 +43,9 @@ _BEFORE = [re.compile(rx, re.I) for rx in (
     rf"(?P<n>双|两)\s*{_VENDOR}(?:rtx\s*)?$",
 )]
 _AFTER = [re.compile(rx, re.I) for rx in (
-    r"^\s*(?:gpus?|cards?)?\s*(?:x|\*)\s*(?P<n>\d+)(?![\d.])",
+    r"^\s*(?:gpus?|cards?)?\s*(?:x|\*|×)\s*(?P<n>\d+)(?![\d.])",
+    # "H200 80GB 显存 × 8台": the memory, then the count
+    r"^\s*\d{2,3}\s*(?:gb|g)\s*(?:显存|vram)?\s*(?:x|\*|×)\s*(?P<n>\d+)(?![\d.])",
     rf"^\s*(?:显卡)?\s*(?P<n>\d+|{CN_COUNT})\s*(?:张|块|卡|片)",
     r"^\s*\(\s*(?P<n>\d+)\s*(?:x|gpus?)\s*\)",
 )]

@@ -276,7 +276,8 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
 _BENCH_TYPE = re.compile(r"(?<![a-z0-9])(q[2-8]_k)\s*-\s*(medium|small|large)\b", re.I)
 _WIDTH = ("INT8", "INT4", "INT3", "INT2")
 _AGAINST_BEFORE = re.compile(r"(?:相比|相较于?|对比|比起|较|compared\s+(?:with|to)|versus|vs\.?|than|over)\s*(?:the\s+|an?\s+)?$", re.I)
-_AGAINST_AFTER = re.compile(r"\s*(?:'s\s+)?(?:基线|baseline)", re.I)
+# ("94.18% of BF16 quality": the format a quantization is measured against)
+_AGAINST_AFTER = re.compile(r"\s*(?:'s\s+)?(?:基线|baseline|quality\b|accuracy\b)", re.I)
 
 
 def _own_mentions(t: str, mentions: list[Hit]) -> list[Hit]:
