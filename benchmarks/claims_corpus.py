@@ -63,6 +63,9 @@ def _precision(p) -> str | None:
     bits = re.fullmatch(r"([2-8])[\s\-]?BITS?", p)  # "3-bit" is INT3, as the conventions say of "4-bit"
     if bits:
         return f"INT{bits.group(1)}"
+    bpw = re.fullmatch(r"(\d+(?:\.\d+)?)\s*BPW", p)  # "2.70 bpw" is 2.7bpw
+    if bpw:
+        return f"{float(bpw.group(1)):g}BPW"
     return {"W4A16": "INT4", "AWQ": "INT4", "GPTQ": "INT4", "4BIT": "INT4", "W8A8": "INT8", "F16": "FP16"}.get(p, p)
 
 

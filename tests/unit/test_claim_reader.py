@@ -1248,3 +1248,30 @@ def test_a_format_a_quantization_is_measured_against_is_not_the_claim_s():
     c = parse_claim("a quantized Qwen3-30B-A3B runs at 8.03 tokens per second on a Raspberry Pi 5 at 2.70 bits per "
                     "weight while keeping 94.18% of BF16 quality")
     assert c.fields["precision"] == "2.70bpw"
+
+
+def test_set_fourteen_leftovers_sizes_bit_widths_word_units_and_times():
+    c = parse_claim("In a Llama 3.1 llama-bench table (llama.cpp, Q4_K_M), the RTX 5090 runs the 70B model at 18.2 tok/s "
+                    "and the 8B at 192 tok/s.")
+    assert (c.fields["model"], c.fields["value"]) == ("Llama 3.1 70B", 18.2)
+    c = parse_claim("An article on Llama 3.1 reports 200+ tokens/s for the 405B model on one node.")
+    assert c.fields["model"] == "Llama 3.1 405B"
+    # a GGUF type in another sentence does not replace the bits per weight stated with the figure
+    c = parse_claim("A quantized Qwen3-30B-A3B runs at 8.03 tokens per second on a Raspberry Pi 5 at 2.70 bits per weight. "
+                    "On an RTX 5090, a matmul that takes ~54us with iq4_xs grows to ~62us with iq3_xxs.")
+    assert c.fields["precision"] == "2.70bpw"
+    assert parse_claim("the 1.58-bit UD-IQ1_S runs at 5 tok/s on a Mac Studio").fields["precision"] == "UD-IQ1_S"
+    # "end to end" after another time is that time's, not the speed's
+    c = parse_claim("CPU-only Ollama answered with Qwen2.5 1.5B at ~0.21 tokens/second, ~37.7s end to end for ~10 tokens.")
+    assert c.headline.metric != "e2e_tok_s"
+    assert parse_claim("Qwen2.5 1.5B ran at 0.3 tokens/second end to end on a Raspberry Pi 5").headline.metric == "e2e_tok_s"
+    # 字词 (words) per second, written either way round; 纯处理器 is a CPU-only run
+    c = parse_claim("笔记本纯处理器运算可托管 1.8B 模型，推理速度在每秒 13~27 字词之间；台式机 GPU 推理速度 26~32 字词每秒。")
+    assert ([f.value for f in c.figures], c.fields["gpu"]) == ([(13, 27), (26, 32)], "CPU")
+
+
+def test_layers_offloaded_to_the_cpu_are_read():
+    c = parse_claim("a 70B Llama in Q4_K_M runs on a 16GB GPU by offloading 20-30 layers to CPU at 8-12 tok/sec")
+    assert c.footprint["cpu_layers"] == 30 and "gpu_layers" not in c.footprint
+    c = parse_claim("offloading 40 of 80 layers to system RAM, Llama 3.1 70B ran at 2 tok/s on an RTX 4090")
+    assert (c.footprint["cpu_layers"], c.footprint["total_layers"]) == (40, 80)

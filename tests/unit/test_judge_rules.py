@@ -891,3 +891,16 @@ def test_unstated_precision_with_a_stated_memory_and_no_gpu_is_judged_at_what_fi
     assert analyze_claim(c).verdict == "plausible"
     c = parse_claim("在 24G 显存的单卡服务器上，Qwen3:32B 以 BF16 经 vLLM 后端推理，吞吐量为每秒 4.8 个 token")
     assert analyze_claim(c).verdict == "implausible"
+
+
+def test_a_layer_split_the_gpu_cannot_hold_is_implausible():
+    """A 70B Llama at Q4_K_M (35.8 GB as stated, 80 layers) on a 16 GB GPU with at most 30 layers
+    on the CPU leaves 50 layers, 22.4 GB, on the GPU: the split cannot be run as written. With 60
+    layers on the CPU (9 GB on the GPU) it can, and the speed decides instead."""
+    text = ("A llama.cpp guide claims a 70B Llama in Q4_K_M (about 35.8 GB of weights) runs on a 16GB GPU by "
+            "offloading {n} layers to CPU while sustaining {v} tok/sec.")
+    a = analyze_claim(parse_claim(text.format(n="20-30", v="8-12")))
+    assert a.verdict == "implausible"
+    assert any(c["check"] == "layer_split_vs_memory" and not c["ok"] for c in a.consistency)
+    a = analyze_claim(parse_claim(text.format(n="60", v="2")))
+    assert not any(c["check"] == "layer_split_vs_memory" for c in a.consistency)

@@ -488,8 +488,43 @@ def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, note
     return out, findings
 
 
-__all__ = ["LAYER_SPLIT_ENGINES", "LOCAL_ENGINES", "MIN_BITS_PER_WEIGHT", "QUANTIZED_FILE_ENGINES", "Reading", "Setup", "Words",
-           "read_precisions", "read_setup", "read_words", "sized"]
+#: How far the GPU's share of a stated layer split may exceed its memory before the split is called
+#: impossible: GB against GiB, and a file a little smaller than tokcheck's estimate of its type.
+LAYER_SPLIT_MARGIN = 1.15
+
+
+def layer_split_finding(claim: Claim, reading: Reading, setup: Setup) -> dict | None:
+    """A stated layer split that the GPU cannot hold: "a 70B Llama in Q4_K_M (about 35.8 GB) on a
+    16GB GPU by offloading 20-30 layers to CPU" leaves 50 of 80 layers, 22 GB, on the GPU.
+
+    The weights are the claim's own figure when it states one (``weights_gb``), else the reading's;
+    the GPU's memory is the stated size (GiB, as elsewhere), else the catalog's. Returns a failed
+    consistency finding, or None when the split fits or is not stated."""
+    f, foot = claim.fields, claim.footprint
+    m = reading.model
+    layers = foot.get("total_layers") or getattr(m, "num_layers", None)
+    on_gpu = foot.get("gpu_layers")
+    if on_gpu is None and foot.get("cpu_layers") is not None and layers:
+        on_gpu = max(0, layers - foot["cpu_layers"])
+    if on_gpu is None or not layers or on_gpu >= layers:
+        return None
+    count = setup.count if setup.gpu is not None else int(f.get("gpu_count") or 1)
+    cap = float(f["gpu_memory_gb"]) * GIB * count if f.get("gpu_memory_gb") else setup.capacity
+    if not cap:
+        return None
+    weights = foot["weights_gb"] * 1e9 if foot.get("weights_gb") else weights_bytes(m, reading.precision)
+    held = weights * on_gpu / layers
+    if held <= cap * LAYER_SPLIT_MARGIN:
+        return None
+    return {"check": "layer_split_vs_memory", "ok": False,
+            "text": f"the stated split leaves {on_gpu} of {layers} layers on the GPU: {held / 1e9:,.1f} GB of "
+                    f"{weights / 1e9:,.1f} GB of weights, more than "
+                    + (f"the {fmt(f['gpu_memory_gb'])} GB stated" + (f" × {count}" if count > 1 else "")
+                       if f.get("gpu_memory_gb") else f"its {cap / 1e9:,.1f} GB")}
+
+
+__all__ = ["LAYER_SPLIT_ENGINES", "LAYER_SPLIT_MARGIN", "LOCAL_ENGINES", "MIN_BITS_PER_WEIGHT", "QUANTIZED_FILE_ENGINES", "Reading", "Setup", "Words",
+           "layer_split_finding", "read_precisions", "read_setup", "read_words", "sized"]
 
 
 # ------------------------------------------------------------------------------ models named by size

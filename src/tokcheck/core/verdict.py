@@ -70,6 +70,7 @@ from tokcheck.core.readings import (
     Words,
     _host_device,
     _released_names,
+    layer_split_finding,
     read_precisions,
     read_setup,
     read_words,
@@ -887,6 +888,9 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
         findings: list[dict] = []
     else:
         readings, findings = read_precisions(claim, model, setup, words, notes)
+        split = layer_split_finding(claim, readings[0], setup) if readings else None
+        if split is not None:
+            findings.append(split)
     result.consistency.extend(findings)
 
     head = claim.headline

@@ -62,7 +62,7 @@ FIELD_KEYS = ("model", "weights_version", "precision", "quantization", "gpu", "g
               "max_model_len", "metric", "value", "unit", "speculative_decoding", "prefix_cache", "cuda_graph")
 #: Stated memory footprints and offload settings (Claim.footprint).
 FOOTPRINT_KEYS = ("weights_gb", "memory_used_gb", "memory_used_scope", "host_memory_gb", "gpu_layers",
-                  "total_layers", "n_cpu_moe", "kv_cache_dtype", "tensor_parallel", "pipeline_parallel",
+                  "total_layers", "cpu_layers", "n_cpu_moe", "kv_cache_dtype", "tensor_parallel", "pipeline_parallel",
                   "system")
 #: The metrics an option may name (``--metric``): the figure metrics that make a headline.
 OPTION_METRICS = ("ttft", "tpot", "generation_tok_s", "e2e_tok_s", "aggregate_throughput", "prefill_tok_s")
@@ -487,16 +487,23 @@ def _family_and_size(t: str, head) -> "_ModelHit | None":
     from tokcheck.core.catalog import find_model
 
     fams = [m for m in _FAMILY.finditer(t) if m.start() < head.span[0]]
-    size = re.match(r"[^,;.。]{0,20}?(?<![\w.])(\d+(?:\.\d+)?)\s*[bB](?![\w])", t[head.span[1]:])
-    if not fams or size is None:
+    if not fams:
         return None
     fam = fams[-1]
+    # "the RTX 5090 runs the 70B model at 18.2 tok/s and the 8B at 192": a sized model written
+    # before the figure, in its sentence, is its own; else a size just after it
+    before = [m for m in _SIZED_MODEL.finditer(t, fam.end(), head.span[0])
+              if not re.search(r"[.;!?。；！？](?:\s|$)", t[m.end():head.span[0]])]
+    size = before[-1] if before else re.match(r"[^,;.。]{0,20}?(?<![\w.])(?P<size>\d+(?:\.\d+)?)\s*[bB](?![\w])",
+                                                t[head.span[1]:])
+    if size is None:
+        return None
     try:
-        spec = find_model(f"{fam.group(1)} {fam.group(2)} {size.group(1)}B")
+        spec = find_model(f"{fam.group(1)} {fam.group(2)} {size.group('size')}B")
     except TokcheckError:
         return None
-    return _ModelHit(spec.name, fam.start(), fam.end(), f"{fam.group(0)} … {size.group(1)}B",
-                     note=f"{fam.group(0)!r} with {size.group(1)}B by the figure read as {spec.name}")
+    return _ModelHit(spec.name, fam.start(), fam.end(), f"{fam.group(0)} … {size.group('size')}B",
+                     note=f"{fam.group(0)!r} with {size.group('size')}B by the figure read as {spec.name}")
 
 
 _SIZED_MODEL = re.compile(r"(?<![\w.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s*(?:参数|參數)?\s*的?\s*(?:模型|models?\b|版本?|version\b)", re.I)
@@ -734,22 +741,33 @@ def _subset_count(t: str, h, f: dict, src: dict) -> None:
         f["gpu_count"], src["gpu_count"] = sub[0], t[sub[1]:sub[2]]
 
 
+_CLAUSE_STOPS = r"[,;:，；：。]|" + SENTENCE_END
+
+
+def _clause_start(t: str, at: int, stops: str = _CLAUSE_STOPS) -> int:
+    """Where the clause holding position ``at`` begins: just after the last of ``stops`` before it."""
+    return max([m.end() for m in re.finditer(stops, t[:at])], default=0)
+
+
 def _clause_span(t: str, span: tuple[int, int]) -> tuple[int, int]:
     """The clause around ``span``: from the comma, colon, semicolon or full stop before it to the
     one after it."""
-    stops = r"[,;:，；：。]|" + SENTENCE_END
-    start = max([m.end() for m in re.finditer(stops, t[:span[0]])], default=0)
-    m = re.search(stops, t[span[1]:])
+    start = _clause_start(t, span[0])
+    m = re.search(_CLAUSE_STOPS, t[span[1]:])
     return start, span[1] + m.start() if m else len(t)
 
 
-def _engine_beside_gpu(t: str, gpu_words: str | None, f: dict, src: dict) -> None:
+def _engine_beside_gpu(t: str, gpu_words: str | None, head_start: int, f: dict, src: dict) -> None:
     """"4 卡 H20(SGLang)和 4 卡昇腾 910B4(vLLM v0.11.0)": the engine in brackets after the
-    claim's GPU is the one it ran."""
+    claim's GPU is the one it ran. Of the places the GPU is named, the nearest before the headline
+    figure with brackets after it is taken, else the first after it."""
     if not gpu_words or "engine" not in f:
         return
-    i = t.find(gpu_words)
-    m = re.match(r"\s*[(（]([^()（）]{1,40})[)）]", t[i + len(gpu_words):]) if i >= 0 else None
+    at = [m.start() for m in re.finditer(re.escape(gpu_words), t)]
+    bracket = r"\s*[(（]([^()（）]{1,40})[)）]"
+    i = next((a for a in [a for a in reversed(at) if a < head_start] + [a for a in at if a >= head_start]
+              if re.match(bracket, t[a + len(gpu_words):])), -1)
+    m = re.match(bracket, t[i + len(gpu_words):]) if i >= 0 else None
     if not m or re.search(r"baseline|基线|\bthan\b|\bvs\.?|\bversus\b|对比|相比", m.group(1), re.I):
         return
     eng = engine_words(m.group(1))
@@ -886,7 +904,7 @@ def parse_claim(text: str) -> Claim:
         if c and "gpu_count" not in f:  # "on an RTX 2050", "two RTX 2050s": counted as a known GPU is
             f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], unknown_gpu[1]):max(c[2], unknown_gpu[2])]
     if "gpu" not in f and re.search(r"raspberry\s*pi|树莓派|\b(?:on|using)\s+(?:the\s+)?cpus\s+of\b|\b(?:on|using)\s+an?\s+[\w\-]+(?:\s+[\w\-]+){0,3}\s+cpu\b(?!\s*(?:and|\+|with|plus))|"
-                                    r"\(\s*cpu\s*\)|cpu[\s\-]only|only\s+(?:on\s+)?(?:the\s+)?cpu|纯\s*cpu|仅用?\s*cpu|no\s+gpu|without\s+(?:a\s+)?gpu|无\s*gpu|"
+                                    r"\(\s*cpu\s*\)|cpu[\s\-]only|only\s+(?:on\s+)?(?:the\s+)?cpu|纯\s*(?:cpu|处理器)|仅用?\s*cpu|no\s+gpu|without\s+(?:a\s+)?gpu|无\s*gpu|"
                                     r"不用\s*(?:gpu|显卡)|没有\s*(?:gpu|显卡)|cpu\s+inference|cpu\s*推理", t, re.I):
         f["gpu"], src["gpu"] = "CPU", "CPU only"
     if "gpu" not in f:
@@ -926,7 +944,7 @@ def parse_claim(text: str) -> Claim:
         src["metric"] = head.why.get("metric") or head.why.get("gap") or head.words
 
     # --- GPU count written away from the name, GPU memory on its own
-    clause_start = max([m.end() for m in re.finditer(r"[,;。]", t[:head.span[0]])], default=0)
+    clause_start = _clause_start(t, head.span[0], r"[,;。]")  # a colon or 、 does not end this one
     own_clause = masked[clause_start:head.span[0]]
     if "gpu_count" in f and "gpu" in f and "§" not in own_clause:
         # "8 卡 910B3 上 …，回复称 4 卡运行 … 36 tokens/s": a count in the headline's own clause,
@@ -980,7 +998,7 @@ def parse_claim(text: str) -> Claim:
         if key in ("precision", "quantization") and key in f:
             continue
         f[key], src[key] = hit[0], t[hit[1]:hit[2]]
-    _engine_beside_gpu(t, src.get("gpu"), f, src)
+    _engine_beside_gpu(t, src.get("gpu"), head.span[0], f, src)
     if mh is not None:
         # the headline model's own name says which file ran ("llama3.3:70b-instruct-q3_K_M",
         # "Qwen3-32B-AWQ"): it wins over a precision named elsewhere in the text

@@ -43,7 +43,7 @@ _GAP_WORDS = (r"output|total|generated|generation|generating|decode|decoding|pro
               r"average|avg|mean|peak|sustained|completion|response|new|gen|text|eval|tg|pp|个|輸出|输出|生成")
 _TOK_UNIT = (r"(?:tok(?:en)?s?|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|seconds?|秒)(?![a-z])"
              r"|tokens?\s+(?:per|a|each|every)\s+sec(?:onds?)?(?![a-z])"
-             r"|tps(?![a-z])|tgs(?![a-z])|tks(?![a-z])|tok/sec|tokens?-per-sec(?:ond)?(?![a-z])|(?:tokens?|tok|令牌|词元)\s*每秒"
+             r"|tps(?![a-z])|tgs(?![a-z])|tks(?![a-z])|tok/sec|tokens?-per-sec(?:ond)?(?![a-z])|(?:tokens?|tok|令牌|词元|字词)\s*每秒"
              r"|(?:个\s*)?(?:令牌|词元)\s*/\s*秒|字\s*/\s*秒")
 _MS_PER_TOK = r"(?:ms|毫秒)\s*(?:/|per\s+|每\s*)\s*(?:(?:output|generated|new|decoded)\s+)?(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
 _S_PER_TOK = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:(?:output|generated|new|decoded)\s+)?(?:个\s*)?(?:tok(?:en)?|令牌)(?![a-z])"
@@ -63,7 +63,7 @@ _FIGURE = re.compile(
 _FIGURE_CN = re.compile(
     r"每秒(?:钟)?\s*(?P<most>最多|最高|最快)?\s*(?:平均)?\s*(?:能|可以?|可)?\s*(?:生成|输出|吐出|产生|处理|解码)?\s*(?:约|大约|近|超过|高达)?\s*"
     rf"(?P<num>{NUMBER})(?:\s*(?:-|~|至|到)\s*(?P<num2>{NUMBER}))?(?:\s*(?P<mult>千|万|k))?\s*(?P<post>多)?\s*(?:个)?\s*"
-    r"(?:tokens?|tok|令牌|词元)", re.I)
+    r"(?:tokens?|tok|令牌|词元|字词)", re.I)
 
 # "速度 2.5token": a speed written as a bare count of tokens after the word for speed
 _SPEED_TOKENS = re.compile(rf"(?:速度|speed)\s*(?:为|是|约|:|：)?\s*(?P<num>{NUMBER})\s*(?:个\s*)?tokens?(?![/\w])", re.I)
@@ -177,7 +177,7 @@ _HEADED_NUMBER = re.compile(rf"(?:\bdid|\bdoes|\bgot|\bgets|\breached|\breaches|
 _UNIT_IN_BRACKETS = re.compile(rf"(?P<what>(?:gen(?:eration)?|decode|prompt|prefill|input|output)?\s*throughput)?\s*"
                                rf"\(\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second)\s*\)\s*[:：=]\s*(?P<num>{NUMBER})(?![\d.,]?\d)", re.I)
 # "Tokens per second 为 280.7", "tok/s: 54": the unit named, then its number
-_UNIT_THEN_NUMBER = re.compile(rf"(?P<what>)(?<![\w/])(?:tokens?\s+per\s+second|tok(?:en)?s?\s*/\s*s(?:ec)?)\s*(?:为|是|:|：|=|\bwas\b|\bis\b)\s*"
+_UNIT_THEN_NUMBER = re.compile(rf"(?<![\w/])(?:tokens?\s+per\s+second|tok(?:en)?s?\s*/\s*s(?:ec)?)\s*(?:为|是|:|：|=|\bwas\b|\bis\b)\s*"
                                rf"(?:约|~|about\s+)?(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
 _EVERY = re.compile(rf"(?:\bone|\ba|\b1)\s+(?:new\s+|output\s+)?token\s+every\s+(?:~|about\s+)?(?P<num>{NUMBER})"
                     rf"(?:\s*(?:-|~|to)\s*(?P<num2>{NUMBER}))?\s*(?P<u>ms|milliseconds?|s|sec|seconds?)(?![a-z])", re.I)
@@ -481,7 +481,7 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         if not any(f.span[0] <= m.start("num") < f.span[1] for f in merged):
             span = m.span("num")
             fig = Figure(value=to_float(m.group("num")), unit="tok/s", span=span, words=t[m.start():m.end()])
-            if m.group("what"):
+            if m.groupdict().get("what"):
                 fig.why["gap"] = m.group("what")
             merged.append(fig)
     merged.sort(key=lambda f: f.span[0])
@@ -504,6 +504,9 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             found.append(fig)
     found.sort(key=lambda f: f.span[0])
     return found
+
+
+_OTHER_TIME = re.compile(rf"[,;，；]\s*(?:~|about\s+|约)?(?:{NUMBER})\s*(?:s|sec|secs|seconds?|ms|毫秒|秒)(?![\w/])", re.I)
 
 
 def _cuts(between: str, side: str) -> list[int]:
@@ -530,7 +533,10 @@ def _windows(t: str, figs: list[Figure]) -> list[tuple[int, int, int, int]]:
             cut = _cuts(between, "end")
             left_start = prev_end + (cut[-1] if cut else 0)
         contrast = [m.start() for m in _CONTRAST.finditer(t, e, min(sent_end, e + 80))]
-        right_end = min([sent_end, e + 80] + contrast)
+        # "~0.21 tokens/second, ~37.7s end to end": words after a time that is not read as a
+        # figure of its own are that time's
+        timed = [m.start() for m in _OTHER_TIME.finditer(t, e, min(sent_end, e + 80))]
+        right_end = min([sent_end, e + 80] + contrast + timed)
         if i + 1 < len(figs) and figs[i + 1].span[0] < right_end:
             nxt = figs[i + 1].span[0]
             between = t[e:nxt]

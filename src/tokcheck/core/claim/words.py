@@ -309,7 +309,10 @@ def _own_mentions(t: str, mentions: list[Hit]) -> list[Hit]:
         # "UD-Q4_K_XL GGUF … with Q4 MTP": a full GGUF type says more than a bare width
         out = [h for h in out if not (h[0] in _WIDTH and re.fullmatch(r"q\d", t[h[1]:h[2]], re.I))]
         # "the 1.58-bit UD-IQ1_S": the GGUF type names the file, the bit count only describes it
-        out = [h for h in out if not (h[0].endswith("bpw") and re.search(r"bit|ternary|b1\.58", t[h[1]:h[2]], re.I))]
+        # — where the type is named in the same sentence; "… at 2.70 bits per weight. … iq4_xs …" keeps it
+        out = [h for h in out if not (h[0].endswith("bpw") and re.search(r"bit|ternary|b1\.58", t[h[1]:h[2]], re.I)
+                                      and any(not re.search(SENTENCE_END + "|[。；！？]", t[min(h[2], o[2]):max(h[1], o[1])])
+                                              for o in typed))]
     drafts = [h for h in out if re.match(r"[\w\s.\-]{0,12}?\bdraft\b", t[h[2]:h[2] + 20], re.I)]
     if drafts and len(drafts) < len(out):
         out = [h for h in out if h not in drafts]  # "a 7b q8_0 draft": the draft's file, not the target's
@@ -596,7 +599,8 @@ def footprint_words(t: str) -> dict:
     """Stated memory footprints: ``weights_gb`` ("14GB of weights", "a 65 GB download"),
     ``memory_used_gb`` and ``memory_used_scope`` (``per_gpu`` or ``total``; "显存占用约 65GB",
     "182GB per card"), ``host_memory_gb`` ("18.5 GB in system RAM"), ``gpu_layers`` and
-    ``total_layers`` ("16 of 80 layers on the GPU", "-ngl 99"), ``n_cpu_moe`` ("--n-cpu-moe 36").
+    ``total_layers`` ("16 of 80 layers on the GPU", "-ngl 99"), ``cpu_layers`` ("offloading 20-30 layers
+    to CPU": the most of a range), ``n_cpu_moe`` ("--n-cpu-moe 36").
     Sizes in GB as written (GiB and GB both read as the number given)."""
     out: dict[str, Hit] = {}
 
@@ -652,6 +656,16 @@ def footprint_words(t: str) -> dict:
         m = re.search(r"(?:-ngl|--n-gpu-layers|n_gpu_layers|gpu[\s_\-]layers)\s*[=:]?\s*(?P<g>\d+)", t, re.I)
         if m:
             out["gpu_layers"] = (int(m.group("g")), m.start(), m.end())
+    if "gpu_layers" not in out:
+        # "offloading 20-30 layers to CPU": the layers kept off the GPU (of a range, the most, which
+        # leaves the GPU the least to hold)
+        m = re.search(r"offload(?:ing|ed|s)?\s+(?:only\s+|just\s+)?(?P<n>\d{1,3})(?:\s*(?:-|–|~|to)\s*(?P<n2>\d{1,3}))?"
+                      r"\s*(?:of\s+(?:the\s+)?(?P<all>\d{1,3})\s+)?layers?\s+(?:to|onto|into)\s+(?:the\s+)?"
+                      r"(?:cpu|system\s+ram|ram|host|dram|system\s+memory)\b", t, re.I)
+        if m:
+            out["cpu_layers"] = (int(m.group("n2") or m.group("n")), m.start(), m.end())
+            if m.group("all"):
+                out["total_layers"] = (int(m.group("all")), m.start(), m.end())
     m = re.search(r"(?:--n-cpu-moe|n_cpu_moe|-ncmoe)\s*[=:]?\s*(?P<n>\d+)", t, re.I)
     if m:
         out["n_cpu_moe"] = (int(m.group("n")), m.start(), m.end())
