@@ -1275,3 +1275,97 @@ def test_layers_offloaded_to_the_cpu_are_read():
     assert c.footprint["cpu_layers"] == 30 and "gpu_layers" not in c.footprint
     c = parse_claim("offloading 40 of 80 layers to system RAM, Llama 3.1 70B ran at 2 tok/s on an RTX 4090")
     assert (c.footprint["cpu_layers"], c.footprint["total_layers"]) == (40, 80)
+
+
+def test_chinese_written_against_latin_words_and_units():
+    """No space between Chinese and a Latin word: '用vllm部署', 'INT4量化后', '开启MTP后'."""
+    assert parse_claim("用vllm部署Qwen3-8B，速度30 tokens/s").fields["engine"] == "vLLM"
+    assert parse_claim("模型INT4量化后，4090上速度30 tokens/s").fields["precision"] == "INT4"
+    assert parse_claim("单卡4090跑AWQ版本，速度30 tokens/s").fields["quantization"] == "AWQ"
+    assert parse_claim("开启MTP后速度30tokens/s").fields["speculative_decoding"] is True
+    c = parse_claim("在A100上运行GPT-3 175B,batch_size=32时每秒持续输出320个token")
+    assert (c.fields["model"], c.fields["value"], c.fields["concurrency"]) == ("GPT-3 175B", 320, 32)
+    assert parse_claim("纯CPU推理仍可能达到每秒不到1个token的速度").fields["value"] == 1
+    c = parse_claim("RK3588 NPU上Qwen2-VL 2B模型的输入/输出速度为43.48/15.82 tok/s")
+    assert [(f.value, f.metric) for f in c.figures] == [(43.48, "prefill_tok_s"), (15.82, "generation_tok_s")]
+    assert c.fields["value"] == 15.82
+    c = parse_claim("输入、输出长度各为2048时，8 卡 A100 每秒输出 320 个 token")
+    assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (2048, 2048)
+
+
+def test_set_fifteen_figures_ranges_changes_and_the_figure_set_against():
+    c = parse_claim("An RX 7900 XTX decodes Qwen3.6-35B-A3B at 150 ~ 40tk/s, with prefill at 3000 ~ 400tk/s.")
+    assert (c.fields["value"], c.fields["metric"]) == ([40, 150], "generation_tok_s")
+    c = parse_claim("DeepSeek-R1 on two Xeon sockets cut TTFT from ~24.5s under llama.cpp to ~1.9s with SGLang's AMX kernels.")
+    assert (c.fields["value"], c.fields["metric"], c.fields["engine"]) == (1.9, "ttft", "SGLang")
+    c = parse_claim("On an M3 Ultra, phi-4-mini-4bit decoded at a median 167.93 tok/s (prefill 2197.19 tok/s) with rapid_mlx "
+                    "0.7.9 and mlx 0.31.2.")
+    assert (c.fields["value"], c.fields["metric"], c.fields["engine"]) == (167.93, "generation_tok_s", "rapid-mlx")
+    c = parse_claim("EAGLE-3 (num_steps=8) ran Llama 3.1 8B at a throughput of 378.57 token/s, versus 361.70 token/s at "
+                    "num_steps=5 and 230.08 token/s for EAGLE-2.")
+    assert c.fields["value"] == 378.57
+    c = parse_claim("158 tok/s without MTP, versus 373 tok/s with MTP on the same H200")
+    assert c.fields["value"] == 373
+    # a speed the same as the one model named is that model's
+    c = parse_claim("用 2 张 2080ti 跑，速度和跑官方原版 qwen3.6-27b-fp8 一样，都是 40 token/s")
+    assert (c.fields["model"], c.fields["gpu_count"]) == ("Qwen3.6-27B", 2)
+    assert parse_claim("25 t/s on a 3090, faster than Llama 3.1 8B").fields.get("model") is None
+
+
+def test_set_fifteen_scope_concurrency_and_settings():
+    c = parse_claim("SGLang with EAGLE on 8 GPUs gave a BS=1 output throughput of 138.118 token/s.")
+    assert (c.headline.scope, c.fields["concurrency"]) == ("request", 1) and "output_tokens" not in c.fields
+    c = parse_claim("vLLM logs an average generation throughput of 7.9 tokens/s with 1 request running.")
+    assert (c.fields["metric"], c.headline.scope, c.fields["concurrency"]) == ("aggregate_throughput", "request", 1)
+    c = parse_claim("One MI300X node of 8 GPUs running SGLang serves up to 128 concurrent requests while keeping "
+                    "inter-token latency below 50 ms.")
+    assert (c.fields["concurrency"], c.fields["metric"]) == (128, "tpot")
+    c = parse_claim("An RTX 3090 runs at 36.15 tok/s at 4,096 context, 35.11 tok/s at 16,384 and 33.86 tok/s at 32,768.")
+    assert [f.value for f in c.figures] == [36.15, 35.11, 33.86]
+    c = parse_claim("At concurrency 6 the two gave ~1482 and ~1781 completion tok/s on an RTX PRO 6000 Blackwell.")
+    assert all(f.concurrency in (None, 6) for f in c.figures)
+
+
+def test_set_fifteen_precision_and_engine_words():
+    c = parse_claim("Decode of DeepSeek-V4-Flash from an 81 GiB IQ2XXS/Q2_K/Q8 GGUF on a DGX Spark took 55 ms per token.")
+    assert c.fields["precision"] == "IQ2_XXS"
+    c = parse_claim("网上说 M3 Ultra 512GB 跑 R1 的 Q4 量化能到 20 t/s。也有人提到 Q4_K_M 在双路平台上超过了 20。")
+    assert c.fields["precision"] == "INT4"
+    c = parse_claim("通义千问3-4B 的 fp16 整模约 8GB、GGUF-Q4 量化版约 4GB；它在 RTX 3060 上的推理速度约为 120 tokens/s，并称优化后吞吐可再提升30%以上。")
+    assert c.fields["metric"] == "generation_tok_s"  # 吞吐 opens another clause
+    assert parse_claim("ERNIE-4.5-0.3B 在 A800 上單卡以 FastDeploy 部署，291.4 tokens/秒").fields["engine"] == "FastDeploy"
+    assert parse_claim("the Crane engine: Qwen2.5-0.5B generated 235 tokens at 10.64 tokens/second").fields["engine"] == "Crane"
+    assert parse_claim("FP4 and the TileRT runtime give 1000+ tokens/s on one 8-GPU node").fields["engine"] == "TileRT"
+    c = parse_claim("On an RX 7900 XTX, Qwen3 32B Q4_K_S runs pp512 at 744.73 t/s and tg128 at 26.07 t/s.")
+    assert c.fields["engine"] == "llama.cpp"
+    c = parse_claim("RK3588（16GB，RKLLM 调用 NPU）生成速度 11.5 Tokens/s，Jetson Orin Nano 8GB（TensorRT-LLM）9.8 Tokens/s")
+    assert (c.fields["gpu"], c.fields["engine"]) == ("Rockchip RK3588", "RKLLM")
+    c = parse_claim("with llama.cpp's Multi-Token Prediction enabled, a 12 GB RTX 3060 generates 70–90 tok/s on "
+                    "Qwen3.6-35B-A3B. Without MTP the same card manages 35–45 tok/s.")
+    assert c.fields["speculative_decoding"] is True
+    c = parse_claim("在一台i5-8250U（4核8线程、16GB内存、无独显）的办公本上，首字延迟从2.4秒压到0.6秒")
+    assert (c.fields["gpu"], c.fields["value"]) == ("CPU", 0.6)
+
+
+def test_lengths_totalled_over_requests_and_a_gpu_inside_a_project_name():
+    c = parse_claim("在 Jetson Thor 上用 vLLM 压测：最大并发 1 时 10 个请求共输入 20431 tokens、生成 1280 tokens，输出吞吐 13.01 tok/s")
+    assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (2043, 128)
+    c = parse_claim("在两张 2080Ti 22G 上用 vLLM-2080Ti-Definitive 跑 Qwen3.6 27B，只能跑到 40+token/s")
+    assert (c.fields["gpu"], c.fields["gpu_count"], c.fields["gpu_memory_gb"]) == ("RTX 2080 Ti", 2, 22)
+    # "pp1024 tg128" beside a named engine is that engine run on llama-bench's shapes
+    c = parse_claim("gpt-oss-120b with vLLM (pp1024 tg128) measured 57.5 tokens/s decode on a DGX Spark")
+    assert c.fields["engine"] == "vLLM"
+    # a board's chip with "CPU-only" after it ran on its CPU cores; the CPU-only words of another device do not count
+    c = parse_claim("On a Radxa ROCK 5B (RK3588), CPU-only Ollama answered with Qwen2.5 1.5B at ~0.21 tokens/second")
+    assert c.fields["gpu"] == "CPU"
+    c = parse_claim("RK3588(NPU)与全志A733(纯CPU)的对比测试中，RK3588 NPU上Qwen2-VL 2B模型的输出速度为15.82 tok/s")
+    assert c.fields["gpu"] == "Rockchip RK3588"
+
+
+def test_a_file_size_a_step_s_read_and_an_approximate_figure_after_a_concurrency():
+    c = parse_claim("Decode of DeepSeek-V4-Flash from an 81 GiB IQ2XXS/Q2_K/Q8 GGUF on a DGX Spark took 55 ms per token; "
+                    "with roughly 10–13 GB of weights read per token the floor is ~45 ms/token.")
+    assert c.footprint["weights_gb"] == 81
+    c = parse_claim("vLLM reached ~7686 completion tok/s at concurrency 48 on an RTX PRO 6000 Blackwell with 96 generated "
+                    "tokens per request, and at concurrency 6 ~1482 and ~1781 completion tok/s.")
+    assert c.headline.scope != "request" and [f.concurrency for f in c.figures][-1] == 6

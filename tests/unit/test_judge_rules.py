@@ -904,3 +904,32 @@ def test_a_layer_split_the_gpu_cannot_hold_is_implausible():
     assert any(c["check"] == "layer_split_vs_memory" and not c["ok"] for c in a.consistency)
     a = analyze_claim(parse_claim(text.format(n="60", v="2")))
     assert not any(c["check"] == "layer_split_vs_memory" for c in a.consistency)
+
+
+def test_a_throughput_at_batch_one_that_its_own_time_per_token_rules_out_is_implausible():
+    """120-150 tok/s with "batch size=1 … 20-30 ms/token" (33-50 tok/s for one stream): the text
+    allows no other streams to make up the difference."""
+    c = parse_claim("在 Ascend 910 上以 FP16 精度运行 Llama-2-7b，单卡推理吞吐量可达 120-150 tokens/sec，"
+                    "batch size=1 时延迟约 20-30ms/token。")
+    a = analyze_claim(c)
+    assert a.verdict == "implausible"
+    assert any(x["check"] == "tpot_vs_tok_s" and not x["ok"] for x in a.consistency)
+
+
+def test_an_aggregate_above_the_released_compute_roof_but_within_a_narrower_ones_needs_explaining():
+    """Llama 2 70B at FP16 on one B200: any batch is capped near 16,400 tok/s by compute; 17,500
+    tok/s fits at FP8 (twice the rate), which the text does not state: needs explaining, not
+    impossible."""
+    c = parse_claim("a single B200 at ~17,500 tokens/sec on Llama-2-70B against ~3,000 for an H100")
+    assert analyze_claim(c).verdict == "needs_explanation"
+
+
+def test_stated_speculative_decoding_can_carry_an_aggregate_above_the_batch_bound():
+    """Gemma 4 26B-A4B at NVFP4 on one RTX PRO 6000 Blackwell: at concurrency 48 one step's reads
+    bound the batch near 4,250 tok/s; 7,686 tok/s with MTP needs about 2 accepted tokens per step
+    — within what speculative decoding reaches, so it needs explaining, not impossible. Without
+    speculative decoding nothing accounts for it."""
+    text = ("On one RTX PRO 6000 Blackwell serving Gemma-4-26B-A4B-NVFP4{spec} (max_model_len=81920, 96 generated "
+            "tokens per request), vLLM reached ~7686 completion tok/s at concurrency 48.")
+    assert analyze_claim(parse_claim(text.format(spec=" with MTP4 speculative decoding"))).verdict in ("plausible", "needs_explanation")
+    assert analyze_claim(parse_claim(text.format(spec=""))).verdict == "implausible"

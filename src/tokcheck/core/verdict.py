@@ -443,6 +443,14 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
                     return _Judgement("plausible", text, total / short["hard_tok_s"], "aggregate", bounds)
                 if total <= short["hard_tok_s"]:
                     return _Judgement("needs_explanation", text, u, "aggregate", bounds)
+            needed = total / (agg["hard_tok_s"] * EVIDENCE_MBU)
+            if spec is True and needed <= MAX_PLAUSIBLE_ACCEPTED_LENGTH:
+                # "MTP4 … ~7686 completion tok/s at concurrency 48": each step of the batch may
+                # accept several tokens per sequence
+                text.append(f"the stated speculative decoding would need a mean accepted length of {needed:.2f} tokens "
+                            "per step across the batch (published methods reach ~2–4)")
+                return _Judgement("plausible" if needed <= TYPICAL_ACCEPTED_LENGTH else "needs_explanation",
+                                  text, u, "aggregate", bounds)
             lower = lower_precision_reaches(total, True)
             if lower:
                 text.append(lower)
@@ -563,6 +571,12 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
     lower = lower_precision_reaches(value, False, spec is True)
     if lower:
         possible.append(lower)
+    elif scope is None and not single and agg_max and value > agg_max["hard_tok_s"] * EVIDENCE_MBU:
+        # "a single B200 at ~17,500 tokens/sec on Llama-2-70B": above the FP16 compute roof of any
+        # batch, within an FP8 one — the precision is not stated
+        lower_agg = lower_precision_reaches(value, True)
+        if lower_agg:
+            possible.append("read as aggregate throughput over concurrent requests, " + lower_agg)
     sparse = _activation_sparsity(bd, m, value)
     if sparse:
         possible.append(sparse)
@@ -726,6 +740,13 @@ def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], di
                                 "text": f"{fmt(rate)} tok/s over {conc} concurrent requests is more than {conc} × "
                                         f"{fmt(per)} tok/s (= 1000 / {fmt(t.high)} ms per token) = {fmt(conc * per)}: "
                                         "the claim's own figures disagree"})
+                    return out, hints
+                if conc == 1:
+                    # "单卡吞吐 120-150 tokens/sec，batch size=1 时延迟约 20-30ms/token": one stream at
+                    # 20-30 ms per token makes 33-50 tok/s, and the text allows no other streams
+                    out.append({"check": "tpot_vs_tok_s", "ok": False, "severity": "implausible",
+                                "text": f"{fmt(rate)} tok/s at a concurrency of 1 contradicts {fmt(t.high)} {t.unit} "
+                                        f"(= {fmt(per)} tok/s) in the same claim"})
                     return out, hints
                 hints.update(per_stream=per, implied_concurrency=max(2, round(n)))
                 out.append({"check": "tpot_vs_tok_s", "ok": True,

@@ -169,8 +169,8 @@ _OLLAMA = re.compile(r"(?<![\w./-])(?P<name>[a-z][a-z0-9.\-]{1,30}):(?P<tag>[a-z
 _SUFFIXES = re.compile(r"[\-_.](?:instruct|chat|base|it|hf|gguf|awq|gptq|fp8|fp4|nvfp4|mxfp4|int4|int8|w4a16|w8a8|"
                        r"bf16|fp16|dynamic|thinking|reasoning|\d{4}|v\d+(?:\.\d+)?|q\d\w*|mlx|4bit|8bit|ud|unsloth)$", re.I)
 _MODEL_LIKE = re.compile(
-    r"(?<![\w./-])(?P<m>[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*-\d+(?:\.\d+)?[bBmM](?:-A\d+(?:\.\d+)?[bB])?"
-    r"|(?!(?:A|An|The|Our|My|This|That|Their|Its|Each|Every|Any|Your|At|In|On|For|With|By|From|Of|To|And|But|While|Both|Only|Even|Then|Than|Using|Running|Unlike|Like|Versus|Vs)\s)[A-Z][A-Za-z0-9.]*(?:\s[A-Z0-9][A-Za-z0-9.]*){0,2}\s\d+(?:\.\d+)?[bB](?:[\-\s]A\d+(?:\.\d+)?[bB])?)(?![\w])")
+    r"(?<![A-Za-z0-9_./-])(?P<m>[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*-\d+(?:\.\d+)?[bBmM](?:-A\d+(?:\.\d+)?[bB])?"
+    r"|(?!(?:A|An|The|Our|My|This|That|Their|Its|Each|Every|Any|Your|At|In|On|For|With|By|From|Of|To|And|But|While|Both|Only|Even|Then|Than|Using|Running|Unlike|Like|Versus|Vs)\s)[A-Z][A-Za-z0-9]*(?:\.[A-Za-z0-9]+)*(?:-[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)*)*(?:\s[A-Z0-9][A-Za-z0-9.]*){0,2}\s\d+(?:\.\d+)?[bB](?:[\-\s]A\d+(?:\.\d+)?[bB])?)(?![A-Za-z0-9_])")
 
 
 _QWEN_ZH = re.compile(r"(?:通义)?千问\s*(?P<rest>\d+(?:\.\d+)?(?:-[A-Za-z0-9.]+)*)")
@@ -598,6 +598,11 @@ def _gpu_hits(t: str, gpus, systems, model_spans: list[tuple[int, int]], notes: 
     hits = find_names(_blank(t, model_spans + spans), [(g.name, g.aliases) for g in gpus], min_len=2)
     spans.extend((h.start, h.end) for h in hits)
     own = [h for h in hits if h.name not in host and not is_comparison(t, h)]
+    # "vLLM-2080Ti-Definitive": a GPU's name inside a project's hyphenated name is no GPU of the
+    # run, where the GPU is also named on its own
+    inside = [h for h in own if re.search(r"[A-Za-z]-$", t[max(0, h.start - 2):h.start]) and re.match(r"-[A-Za-z]", t[h.end:h.end + 2])]
+    if inside and len(inside) < len(own):
+        own = [h for h in own if h not in inside]
     unknown_gpu = None
     if not own and not sys_hits and not any(h.name not in host for h in hits):
         for m in GPU_LIKE.finditer(_blank(t, model_spans + spans)):
@@ -791,6 +796,16 @@ def _no_change_across_devices(figs: list, hits: list) -> None:
             a.before_change = False
 
 
+def _soc(name: str) -> bool:
+    """Whether the catalog's ``name`` is a system-on-chip (phone, board or laptop chip)."""
+    from tokcheck.core.catalog import find_gpu
+
+    try:
+        return find_gpu(name).kind == "soc"
+    except TokcheckError:
+        return False
+
+
 def _datacenter(name: str) -> bool:
     """Whether catalog GPU ``name`` is a datacenter part (sold in servers of several)."""
     row = gpu_row(name)
@@ -903,9 +918,18 @@ def parse_claim(text: str) -> Claim:
         c = gpu_count_near(t, NameHit(unknown_gpu[0], unknown_gpu[1], unknown_gpu[2]))
         if c and "gpu_count" not in f:  # "on an RTX 2050", "two RTX 2050s": counted as a known GPU is
             f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], unknown_gpu[1]):max(c[2], unknown_gpu[2])]
+    if f.get("gpu") and _soc(f["gpu"]):
+        # "On a Radxa ROCK 5B (RK3588), CPU-only Ollama answered at ~0.21 tokens/second": the board's
+        # CPU cores ran it, not its GPU or NPU
+        at = t.rfind(str(src.get("gpu")), 0, head.span[0])
+        sent = t[max(at, _clause_start(t, head.span[0], SENTENCE_END + "|[。！？]")):head.span[1]]
+        cpu_only = re.search(r"cpu[\s\-]only|only\s+(?:on\s+)?(?:the\s+)?cpu|纯\s*(?:cpu|处理器)|仅用?\s*cpu", sent, re.I)
+        if cpu_only:
+            f["gpu"], src["gpu"] = "CPU", cpu_only.group(0)
+            f.pop("gpu_count", None), src.pop("gpu_count", None)
     if "gpu" not in f and re.search(r"raspberry\s*pi|树莓派|\b(?:on|using)\s+(?:the\s+)?cpus\s+of\b|\b(?:on|using)\s+an?\s+[\w\-]+(?:\s+[\w\-]+){0,3}\s+cpu\b(?!\s*(?:and|\+|with|plus))|"
                                     r"\(\s*cpu\s*\)|cpu[\s\-]only|only\s+(?:on\s+)?(?:the\s+)?cpu|纯\s*(?:cpu|处理器)|仅用?\s*cpu|no\s+gpu|without\s+(?:a\s+)?gpu|无\s*gpu|"
-                                    r"不用\s*(?:gpu|显卡)|没有\s*(?:gpu|显卡)|cpu\s+inference|cpu\s*推理", t, re.I):
+                                    r"不用\s*(?:gpu|显卡)|没有\s*(?:gpu|显卡)|无独显|没有独显|无独立显卡|cpu\s+inference|cpu\s*推理", t, re.I):
         f["gpu"], src["gpu"] = "CPU", "CPU only"
     if "gpu" not in f:
         # a server or desktop CPU named with no GPU anywhere: "on an EPYC 9754", "i7-12700K 跑"
@@ -914,7 +938,11 @@ def parse_claim(text: str) -> Claim:
             f["gpu"], src["gpu"] = "CPU", cpu.group(0)
     # a draft model's name is not the claim's model ("with a llama3.2 1b q4_0 draft")
     targets = [h for h in model_hits if not _is_draft(t, h.start, h.end)] or model_hits
-    targets = [h for h in targets if not _is_compared_model(t, h)]
+    compared = [h for h in targets if _is_compared_model(t, h)]
+    # "速度和跑官方原版 qwen3.6-27b-fp8 一样，都是 40 token/s": the same speed as the only model
+    # named is that model's speed
+    targets = [h for h in targets if h not in compared] or (
+        compared if re.search(r"一样|相同|都是|同样|the\s+same|as\s+fast\s+as|matching", t, re.I) else [])
     mh = _nearest_before(targets, head.span[0])
     um = _unknown_near(t, model_hits, head.span[0], mh)
     if um is not None:
@@ -988,7 +1016,10 @@ def parse_claim(text: str) -> Claim:
     spans_ = [fig.span for fig in figs]
     chains = [(i, i + 1) for i in range(len(figs) - 1) if figs[i].before_change]
     eng = engine_words(t, near=head.span[0], figures=spans_, chains=chains)
-    others = [(h.start, h.end) for h in model_hits if mh is not None and h.name != mh.name]
+    # a model named apart from the headline's (known, or unknown and chosen by name: "一篇“DeepSeek满血版”测评称 …
+    # 运行GPT-3 175B …") takes the words written with it
+    others = [(h.start, h.end) for h in model_hits if (mh is not None and h.name != mh.name)
+              or (mh is None and f.get("model") and not (h.start <= t.find(str(src.get("model") or "\0")) < h.end))]
     prec = precision_words(t, near=head.span[0], figures=spans_, chains=chains, others=others)
     for key, hit in {**prec, **eng}.items():
         if key == "kv_cache_dtype":
@@ -1027,6 +1058,14 @@ def parse_claim(text: str) -> Claim:
     if head.spec_decoding is not None:
         f["speculative_decoding"] = head.spec_decoding
         src["speculative_decoding"] = head.why.get("speculative_decoding", head.words)
+    elif f.get("speculative_decoding") is False:
+        # "with Multi-Token Prediction enabled … generates 70–90 tok/s … Without MTP … 35–45": the
+        # headline's own sentence turns it on; the "without" belongs to another figure
+        own = t[_clause_start(t, head.span[0], SENTENCE_END + "|[。！？]"):head.span[0]]
+        on = re.search(r"speculative|spec[\s\-_]decod|\bmtp\b|eagle|medusa|draft[\s\-]model|multi[\s\-]token\s+prediction|投机|推测解码",
+                       own, re.I | re.A)
+        if on and not re.search(r"\b(?:no|without|not|off|disabled)\b|不开|关闭|未开|无", own[max(0, on.start() - 12):on.end() + 12], re.I):
+            f["speculative_decoding"], src["speculative_decoding"] = True, on.group(0)
     for key, hit in footprint_words(no_figures).items():
         foot.setdefault(key, hit)
 

@@ -41,7 +41,7 @@ SCOPES = ("request", "user", "aggregate", "gpu", "node")
 
 _GAP_WORDS = (r"output|total|generated|generation|generating|decode|decoding|prompt|input|prefill|aggregate|"
               r"average|avg|mean|peak|sustained|completion|response|new|gen|text|eval|tg|pp|个|輸出|输出|生成")
-_TOK_UNIT = (r"(?:tok(?:en)?s?|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|seconds?|秒)(?![a-z])"
+_TOK_UNIT = (r"(?:tok(?:en)?s?|tk|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|seconds?|秒)(?![a-z])"
              r"|tokens?\s+(?:per|a|each|every)\s+sec(?:onds?)?(?![a-z])"
              r"|tps(?![a-z])|tgs(?![a-z])|tks(?![a-z])|tok/sec|tokens?-per-sec(?:ond)?(?![a-z])|(?:tokens?|tok|令牌|词元|字词)\s*每秒"
              r"|(?:个\s*)?(?:令牌|词元)\s*/\s*秒|字\s*/\s*秒")
@@ -61,7 +61,7 @@ _FIGURE = re.compile(
 )
 # "每秒生成 30 个 token", "每秒约 1.5 万 tokens": the rate written before the number.
 _FIGURE_CN = re.compile(
-    r"每秒(?:钟)?\s*(?P<most>最多|最高|最快)?\s*(?:平均)?\s*(?:能|可以?|可)?\s*(?:生成|输出|吐出|产生|处理|解码)?\s*(?:约|大约|近|超过|高达)?\s*"
+    r"每秒(?:钟)?\s*(?P<most>最多|最高|最快)?\s*(?:平均|持续|稳定)?\s*(?:能|可以?|可)?\s*(?:生成|输出|吐出|产生|处理|解码)?\s*(?:约|大约|近|超过|高达|不到|不足|少于|低于)?\s*"
     rf"(?P<num>{NUMBER})(?:\s*(?:-|~|至|到)\s*(?P<num2>{NUMBER}))?(?:\s*(?P<mult>千|万|k))?\s*(?P<post>多)?\s*(?:个)?\s*"
     r"(?:tokens?|tok|令牌|词元|字词)", re.I)
 
@@ -95,11 +95,11 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
                                  r"吞吐|总(?:输出)?|整体|合计(?=[^，,。；;]{0,10}(?:输出|吞吐|生成|解码|每秒|tokens?|$))|across\s+(?:all\s+)?\d+"),
     ),
     "scope": (
-        ("request", _ONE_STREAM_THROUGHPUT + r"|single[\s\-](?:request|stream|user|sequence|batch|query|prompt|slot)|one\s+(?:request|sequence|query|stream)|"
+        ("request", _ONE_STREAM_THROUGHPUT + r"|single[\s\-](?:request|stream|user|sequence|batch|query|prompt|slot|lane)|one\s+(?:request|sequence|query|stream)|"
                     r"for\s+(?:1|one)\s+(?:query|request|user|stream)|batch\s*(?:size\s*)?(?:of\s*)?(?:1|one)(?![\d.]|,\d{3})" + NOT_RANGE_START + r"|单流|"
                     r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d|,\d{3})" + NOT_RANGE_START + r"|\bbs\s*=?\s*1(?!\d)|\bbs1\b|"
                     r"concurrency\s*(?:of\s*|=\s*)?1(?!\d|,\d{3})" + NOT_RANGE_START + r"|"
-                    r"\bc\s*=\s*1(?!\d)|\b1[\s\-]batch\b|one\s+at\s+a\s+time|per[\s\-](?:request|stream|sequence)|单请求|单并发|单用户|单路|"
+                    r"\bc\s*=\s*1(?!\d)|\b1[\s\-]batch\b|one\s+at\s+a\s+time|(?<!tokens\s)per[\s\-](?:request|stream|sequence)|单请求|单并发|单用户|单路|"
                     r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)" + NOT_RANGE_START),
         ("user", r"per[\s\-]user|/\s*user|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),
         ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device|npu|hpu)|(?<![a-z])(?<!cpu)/\s*(?:gpu|card|npu|hpu|chip)\b|(?<=/s)/\s*(?:gpu|card|npu|hpu|chip)\b|each\s+gpu\s+(?:achieves|gets|reaches|delivers|does|serves|processes)|每\s*(?:张|块|颗|顆|个|個)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
@@ -115,10 +115,10 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
                   r"(?:standard|regular|normal|ordinary|autoregressive)\s+decod\w*|\bautoregressive(?!\s+draft)|普通解码|常规解码|标准解码|"
                   r"不开(?:启)?\s*(?:投机|推测|mtp)|关闭\s*(?:投机|推测|mtp)|未开启?\s*(?:投机|推测|mtp)|无\s*(?:投机|mtp)|不用\s*mtp"),
         ("true", r"speculative|spec(?:ulative)?[\s\-_]decod\w*|\bmtp\b|eagle\s*-?\d?|medusa|draft\s+model|lookahead|"
-                 r"n-?gram\s+spec|投机|推测解码|多\s*token\s*预测"),
+                 r"n-?gram\s+spec|multi[\s\-]token\s+prediction|投机|推测解码|多\s*token\s*预测"),
     ),
 }
-_KEYWORD_RX = {kind: [(value, re.compile(rx, re.I)) for value, rx in rules] for kind, rules in _KEYWORDS.items()}
+_KEYWORD_RX = {kind: [(value, re.compile(rx, re.I | re.A)) for value, rx in rules] for kind, rules in _KEYWORDS.items()}
 
 # A number of requests in flight stated near a figure.
 _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
@@ -135,6 +135,7 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"(?:只有|仅有|同时有?)\s*(?P<n>\d+)\s*个\s*(?:请求|用户)",
     r"(?<![\d.])(?P<n>\d+)\s*个\s*并发(?:请求|用户)",
     r"(?<![\d.])(?P<n>\d+)\s+(?:running|active|in-flight)\s+(?:requests?|sequences?|reqs)\b",
+    r"(?<![\d.])(?P<n>\d+)\s+(?:requests?|sequences?|reqs)\s+(?:running|active|in\s+flight)\b",  # vLLM's log line
     r"(?<![\d.])(?P<n>\d+)[\s\-]batch\b",  # "1-batch decode", "10-batch decode"
     r"\bbatch\s*(?:size\s*)?(?:of\s*)?(?:=\s*)?(?P<n>" + INTEGER + r")(?!\d|[.,]\d)(?!\s*-?\s*bits?\b)",
     r"max(?:imum)?\s+(?P<n>\d+)\s+(?:sequences|seqs|concurrent)",
@@ -166,6 +167,10 @@ _SHARED_UNIT = re.compile(
     rf"(?<![\d.])(?<!tg\s)(?<!pp\s)(?<!tg)(?<!pp)(?P<num>{NUMBER})"
     rf"(?:(?P<word>\s*(?:pp|tg|prefill|decode|prompt|gen|input|output)\d*)\s*(?:/|\band\b|\bvs\.?|\bversus\b|\bor\b|和|与)"
     rf"|\s*(?:/|\bvs\.?|\bversus\b))\s*", re.I)
+# "输入/输出速度为 43.48/15.82 tok/s", "prefill/decode: 2100/48 tok/s": two measures named in
+# the order of the numbers
+_PAIR_WORDS = re.compile(r"(?P<a>输入|预填充|input|prefill|prompt|\bpp)\s*/\s*(?P<b>输出|生成|解码|output|decode|generation|\btg)"
+                         r"[^\d,;。，；]{0,16}$", re.I)
 # "decoded at 80.08 and 95.36 tok/s": two readings after a verb share the unit
 # "吞吐量为 81.3 和 28.8 tokens/秒": the same in Chinese
 _AT_X_AND = re.compile(rf"(?:(?:\bat|\bof|\bbetween|\breached|\breaches|\bgets|\bgot)\s+|(?:为|是|达到?|约)\s*)(?:~|about\s+|约)?"
@@ -187,12 +192,15 @@ _FROM_TO = re.compile(rf"(?:\bfrom|从|由)\s*(?:~|about\s+|约)?(?<![\d.])(?P<a
                       rf"\s*(?:\bto\b|(?:降|升|提升|提高|增加|减少|缩短)?(?:到|至))\s*(?:~|about\s+|约)?"
                       rf"(?P<b>{NUMBER})(?![\d.,]?\d)(?P<ub>\s*(?:ms|s|秒|tok/s(?:ec)?|tokens?/s|t/s)(?![a-z]))?", re.I)
 _UNIT_AGAIN = {"tok/s": r"tok/s(?:ec)?|tokens?/s|t/s", "s": r"s|秒", "ms": r"ms", "ms/tok": r"ms|s|秒"}
-_CONTRAST = re.compile(r"\bbut\b|\bwhile\b|\bwhereas\b|\bversus\b|\bvs\.?|\bhowever\b|;|但是?|而|然而|相比之下", re.I)
+_CONTRAST = re.compile(r"\bbut\b|\bwhile\b(?!\s+(?:keeping|maintaining|staying|holding|sustaining|meeting))|\bwhereas\b|\bversus\b|\bvs\.?|\bhowever\b|;|但是?|而|然而|相比之下|并称|并表示|并指出|此外|另外", re.I)
 # Words that set two results against each other (theirs vs mine), which is not a change of one.
 _SET_AGAINST = re.compile(r"而|whereas|相比|对比|相较", re.I)
 _BOUNDARY = re.compile(SENTENCE_END + "|。")
+# Words that set the figures after them against the one before: "…, versus 361.70 token/s"
+_VERSUS = re.compile(r"\bversus\b|\bvs\.?(?!\w)|compared\s+(?:to|with)|\bagainst\b|相比|对比|相较", re.I)
 _SPLIT = re.compile(r",|;|\band\b|\bwith\b|\bwhile\b|\bversus\b|\bvs\.?|\bor\b|\bbut\b|而|和|与|以及|但|对比|相比|→|->")
-_CHANGE_TO = re.compile(r"(?:(?<!up )(?<!up)\bto\b|\binto\b|(?<!达)(?<!能)(?<!可)到|至|降到|降至|提升到|提升至|升到|升至|提高到|翻到|变为|→|->)\s*$", re.I)
+_CHANGE_TO = re.compile(r"(?:(?<!up )(?<!up)\bto\b|\binto\b|(?<!达)(?<!能)(?<!可)到|至|降到|降至|提升到|提升至|升到|升至|提高到|翻到|变为|→|->)"
+                        r"\s*(?:~|≈|about\s+|around\s+|approximately\s+|约)?\s*$", re.I)
 # "从默认配置的 18 提升到调优后的 25": a change with words between 到 and its result
 _CHANGE_WORDY = re.compile(r"(?:提升|提高|降低?|升|增加|减少|压缩|缩短|翻)(?:到|至)[^\d,;.。，；]{1,12}$")
 # "at first … and … after tuning", "起初 … 后": a before/after narrative
@@ -308,7 +316,10 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
                          qualifier=_qualifier(t, m.start("num2"), m.end("num2"), m.group("post")))
             found.append(fig)
             continue
-        if hi is not None and hi <= lo:
+        if hi is not None and hi < lo and re.search(r"~|～|到|至", t[m.end("num"):m.start("num2")]):
+            # "decodes at 150 ~ 40 tk/s" (falling as the context grows): a range written high to low
+            lo, hi = hi, lo
+        elif hi is not None and hi <= lo:
             # "190-195" is a range; "2-5" as in "TP 2-5"? keep; "8-1" is not a range: take the 2nd number
             lo, hi = hi, None
         value: float | tuple[float, float] = (lo, hi) if hi is not None else lo
@@ -377,8 +388,13 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             span = (m.start("num"), m.end("num") + len(m.group("word") or ""))
             other = Figure(value=to_float(m.group("num")), unit=fig.unit, span=(m.start("num"), m.end("num")),
                            words=t[m.start("num"):m.end("num")] + (m.group("word") or ""))
+            pair = None if m.group("word") else _PAIR_WORDS.search(masked, max(0, m.start("num") - 40), m.start("num"))
             if m.group("word"):
                 other.why["gap"] = m.group("word").strip()
+            elif pair and "/" in m.group(0):
+                # "输入/输出速度为 43.48/15.82 tok/s": the words name the numbers in their order
+                other.why["gap"] = pair.group("a")
+                fig.why["gap"] = fig.why.get("gap") or pair.group("b")
             elif re.fullmatch(r"\d[\d.,]*/", m.group(0)) and fig.value > other.value and fig.value <= 2 * other.value \
                     and not isinstance(fig.value, tuple):
                 # "around 350/370 tokens/s": two close readings of one speed are a range
@@ -388,6 +404,8 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             found.append(other)
     for fig in list(found):
         m = _AT_X_AND.search(masked, max(0, fig.span[0] - 40), fig.span[0])
+        if m and re.search(r"(?:tok(?:en)?s?/s(?:ec)?|t/s|tps|ms)\s*$", masked[max(0, m.start() - 12):m.start()], re.I):
+            continue  # "35.11 tok/s at 16,384 and 33.86 tok/s": the number after a figure's "at" is its setting
         if m and not any(f.span[0] <= m.start("num") < f.span[1] for f in found):
             found.append(Figure(value=to_float(m.group("num")), unit=fig.unit, span=m.span("num"),
                                 words=t[m.start("num"):m.end("num")]))
@@ -554,14 +572,14 @@ def _nearest(rules, t: str, f: Figure, win: tuple[int, int, int, int]) -> tuple[
     if rules is _KEYWORD_RX["metric"]:
         # the word right before the number: "输入 804 tok/s、输出 221 tok/s", "input 52.3k tok/s"
         # "纯 Prefill 吞吐 7360", "read a 7,624-token prompt at 779 tok/s"
-        pre = t[max(0, f.span[0] - 16):f.span[0]]
+        pre = t[max(0, f.span[0] - 24):f.span[0]]
         m = re.search(r"(?:输入|input|prompt|prefill|预填充|预处理)\s*(?:吞吐量?|throughput|速度|speed|\bat)?\s*[:：]?\s*$", pre, re.I)
         if m:
             return "prefill_tok_s", m.group(0).strip()
-        if re.search(r"(?:输出|output|decode|解码)\s*[:：]?\s*$|\b(?:decod|generat)\w*\s+(?:at|of)\s+(?:~|about\s+)?$", pre, re.I):
+        if re.search(r"(?:输出|output|decode|解码)\s*[:：]?\s*$|\b(?:decod|generat)\w*\s+(?:at|of)\s+(?:~|about\s+)?(?:an?\s+)?(?:(?:median|mean|average|avg|peak)\s+)?$", pre, re.I):
             return "generation_tok_s", pre.strip()
     if gap and rules is _KEYWORD_RX["metric"]:
-        if re.search(r"input|prompt|prefill|\bpp\b", gap, re.I):
+        if re.search(r"input|prompt|prefill|\bpp\b|输入|预填充|预处理", gap, re.I):
             return "prefill_tok_s", gap
         if re.search(r"output|generat|decod|\btg\b|completion|输出|生成", gap, re.I):
             return "generation_tok_s", gap
@@ -601,6 +619,8 @@ def concurrency_mentions(t: str, exclude: list[tuple[int, int]]) -> list[tuple[i
                 continue
             n = 1 if m.group("n").lower() == "one" else int(m.group("n").replace(",", ""))
             top = _RANGE_TOP.match(t, e)
+            if top and re.fullmatch(r"\s+~", t[e:top.start("hi")]):
+                top = None  # "at concurrency 6 ~1482 and ~1781 tok/s": "~" opens an approximate figure
             if top and int(top.group("hi")) > n:
                 # "batch size 1-4", "concurrency 1 to 64": a sweep; its top end is where a peak was read
                 n, e = int(top.group("hi")), top.end()
@@ -779,6 +799,22 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
         if anchor is not None:  # a second change of the same quantity measures what the first does
             f.metric = f.metric or anchor.metric
             f.scope = f.scope or anchor.scope
+    for i in range(1, len(figs)):
+        # "378.57 token/s …, versus 361.70 token/s … and 230.08 token/s for EAGLE-2": the figures
+        # after "versus" in the sentence are what the first is set against
+        a, b = figs[i - 1], figs[i]
+        between = t[a.span[1]:b.span[0]]
+        if a.unit == b.unit and _VERSUS.search(between) and not _BOUNDARY.search(between) and not a.why.get("against"):
+            end = next((m.start() for m in _BOUNDARY.finditer(t, b.span[1])), len(t))
+            for c in figs[i:]:
+                if c.span[0] < end and c.unit == a.unit:
+                    c.why["against"] = a.words
+    for f in figs:
+        if f.concurrency == 1 and f.scope == "aggregate" and f.is_rate and \
+                not re.search(r"total|aggregate|overall|combined|across|总|合计|整体", str(f.why.get("scope", "")), re.I):
+            # "a BS=1 output throughput of 138 token/s": the throughput of one request in flight is
+            # that request's (the metric stays as the words name it)
+            f.scope = "request"
     for f in figs:
         if f.metric == "generation_tok_s" and f.scope is None and f.high >= SINGLE_REQUEST_CEILING_TOK_S \
                 and re.fullmatch(r"output|输出", str(f.why.get("metric") or f.why.get("gap") or ""), re.I):
@@ -850,8 +886,10 @@ def choose_headline(figs: list[Figure]) -> Figure | None:
        to 135"), the better end: the higher rate or the lower latency (figures of another metric
        or scope — one stream, then a total at batch 8 — are no change);
     3. the figure the sentence stresses ("up to", "peak", "最高") over the others;
-    4. the figure with speculative decoding over the same figure without it ("158 tok/s plain,
-       373 tok/s with MTP" → 373): a claim states its best configuration;
+    4. the figure the others are set against over them ("378 tok/s, versus 362 and 230 tok/s"
+       → 378), unless the text says which ran with speculative decoding and which without;
+       then the figure with speculative decoding over the same figure without it ("158 tok/s
+       plain, 373 tok/s with MTP" → 373): a claim states its best configuration;
     5. otherwise the first figure of the text.
     """
     if not figs:
@@ -870,6 +908,12 @@ def choose_headline(figs: list[Figure]) -> Figure | None:
     if stressed and len(stressed) < len(pool):
         pool = stressed
     changed = any(f.before_change for f in figs)
+    against = [f for f in pool if f.why.get("against")]
+    if against and len(against) < len(pool) and not (any(f.spec_decoding for f in pool)
+                                                     and any(f.spec_decoding is False for f in pool)):
+        # 4a. a figure over those it is set against ("X, versus Y and Z"), unless the text itself
+        # says which ran with speculative decoding and which without
+        pool = [f for f in pool if not f.why.get("against")]
     if any(f.spec_decoding for f in pool) and (any(f.spec_decoding is False for f in pool) or (
             not changed and not all(f.spec_decoding for f in pool))):
         # "32.49 tok/s with llama-cli, and 55.47 tok/s with a draft": a figure the text says

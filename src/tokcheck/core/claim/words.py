@@ -18,7 +18,7 @@ Hit = tuple[object, int, int]  # (value, start, end) in the normalised text
 #: GGUF file/tensor type names as llama.cpp spells them (Q4_K_M, IQ2_XXS, UD-Q2_K_XL …).
 _GGUF = r"(?:ud-)?(?:i?q[1-8](?:_[0-9])?(?:_k)?(?:_(?:xxs|xs|s|m|l|xl|nl))*|tq[12]_0|f16|bf16|f32)"
 _GGUF_RX = re.compile(rf"(?<![a-z0-9])(?P<q>(?:ud-)?(?:i?q[1-8](?:_[0-9k]+)+(?:_(?:xxs|xs|s|m|l|xl|nl))*|"
-                      rf"iq[1-6]_(?:xxs|xs|s|m|nl|k)(?:_(?:xxs|xs|s|m|l))?|tq[12]_0|q[2-8]k[sml])(?:_r[48])?)(?![a-z0-9])", re.I)
+                      rf"iq[1-6]_?(?:xxs|xs|s|m|nl|k)(?:_(?:xxs|xs|s|m|l))?|tq[12]_0|q[2-8]k[sml])(?:_r[48])?)(?![a-z0-9])", re.I)
 # Weight-precision words → the claim's precision value (the order matters: first match wins
 # among overlapping words).
 _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
@@ -157,7 +157,10 @@ def _gguf_name(q: str) -> str:
     """A GGUF type as llama.cpp prints it ("q4_k_m" → "Q4_K_M", "Q4KM" → "Q4_K_M")."""
     q = q.upper()
     m = re.fullmatch(r"(UD-)?(I?Q\d)K([SML])", q)
-    return f"{m.group(1) or ''}{m.group(2)}_K_{m.group(3)}" if m else q
+    if m:
+        return f"{m.group(1) or ''}{m.group(2)}_K_{m.group(3)}"
+    m = re.fullmatch(r"(UD-)?(IQ\d)(XXS|XS|S|M|NL)", q)  # "IQ2XXS" is IQ2_XXS
+    return f"{m.group(1) or ''}{m.group(2)}_{m.group(3)}" if m else q
 
 
 #: A bare "Q8" / "Q6" … as people write llama.cpp quantizations: read as the usual type of that
@@ -227,7 +230,7 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
             continue  # "… at 2.70 BPW" again later: still that type's size
         mentions.append((f"{m.group(1)}bpw", m.start(), m.end()))
     for name, rx in _PRECISION_WORDS:
-        for m in re.finditer(rx, t, re.I):
+        for m in re.finditer(rx, t, re.I | re.A):
             if any(h[1] <= m.start() < h[2] for h in mentions):
                 continue
             if _is_kv(t, m.start(), m.end()):
@@ -237,7 +240,7 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
     full = next((m for m in _FULL_WORDS.finditer(t) if not _is_kv(t, m.start(), m.end())), None)
     if full:
         mentions.append(("full", full.start(), full.end()))
-    mentions = _own_mentions(t, mentions)
+    mentions = _own_mentions(t, mentions, near)
     mentions = _others_own(mentions, near, others, figures, t)
     pick = _pick(mentions, near, figures, t, chains)
     if pick is not None and pick[0] == "full" and any(h[0] != "full" for h in mentions):
@@ -258,7 +261,7 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
     elif "quantization" not in out:
         methods = []
         for name, rx in _QUANT_METHODS:
-            for m in re.finditer(rx, t, re.I):
+            for m in re.finditer(rx, t, re.I | re.A):
                 if not _is_kv(t, m.start(), m.end()):
                     methods.append((name, m.start(), m.end()))
         method = _pick(_others_own(methods, near, others, figures, t), near, figures, t, chains)
@@ -280,7 +283,7 @@ _AGAINST_BEFORE = re.compile(r"(?:相比|相较于?|对比|比起|较|compared\s
 _AGAINST_AFTER = re.compile(r"\s*(?:'s\s+)?(?:基线|baseline|quality\b|accuracy\b)", re.I)
 
 
-def _own_mentions(t: str, mentions: list[Hit]) -> list[Hit]:
+def _own_mentions(t: str, mentions: list[Hit], near: int | None = None) -> list[Hit]:
     """Leave out the precision words that are not the run's own: a method's default width where
     a width is written with it ("GPTQ-Int8" is INT8, not GPTQ's usual INT4), any type in a GGUF
     file's name but its last ("DeepSeek-V3-BF16-…-Q8_0.gguf" is a Q8_0 file made from BF16), and
@@ -307,12 +310,25 @@ def _own_mentions(t: str, mentions: list[Hit]) -> list[Hit]:
     typed = [h for h in out if h[0] not in _WIDTH and h[0] != "full" and re.match(r"(?:ud-)?i?q\d_", t[h[1]:h[2]], re.I)]
     if typed:
         # "UD-Q4_K_XL GGUF … with Q4 MTP": a full GGUF type says more than a bare width
-        out = [h for h in out if not (h[0] in _WIDTH and re.fullmatch(r"q\d", t[h[1]:h[2]], re.I))]
+        # — unless the bare width is written in the headline's sentence and the type in another:
+        # "R1 的 Q4 量化能到 20 t/s。也有人提到 Q4_K_M …" keeps the Q4
+        def apart(a: int, b: int) -> bool:
+            return bool(re.search(SENTENCE_END + "|[。；！？]", t[min(a, b):max(a, b)]))
+
+        out = [h for h in out if not (h[0] in _WIDTH and re.fullmatch(r"q\d", t[h[1]:h[2]], re.I)
+                                      and not (near is not None and not apart(h[1], near)
+                                               and all(apart(o[1], near) for o in typed)))]
         # "the 1.58-bit UD-IQ1_S": the GGUF type names the file, the bit count only describes it
         # — where the type is named in the same sentence; "… at 2.70 bits per weight. … iq4_xs …" keeps it
         out = [h for h in out if not (h[0].endswith("bpw") and re.search(r"bit|ternary|b1\.58", t[h[1]:h[2]], re.I)
                                       and any(not re.search(SENTENCE_END + "|[。；！？]", t[min(h[2], o[2]):max(h[1], o[1])])
                                               for o in typed))]
+    # "an 81 GiB IQ2XXS/Q2_K/Q8 GGUF": a mixed file, named by its first (largest share) type
+    # ("FP8/AWQ 版本" are two files, either of which may have run: those stay)
+    gguf_like = [h for h in out if re.match(r"(?:ud-)?i?q\d", t[h[1]:h[2]], re.I)]
+    listed = [h for h in gguf_like if any(o is not h and re.fullmatch(r"\s*/\s*", t[o[2]:h[1]]) for o in gguf_like)]
+    if listed and len(listed) < len(out):
+        out = [h for h in out if h not in listed]
     drafts = [h for h in out if re.match(r"[\w\s.\-]{0,12}?\bdraft\b", t[h[2]:h[2] + 20], re.I)]
     if drafts and len(drafts) < len(out):
         out = [h for h in out if h not in drafts]  # "a 7b q8_0 draft": the draft's file, not the target's
@@ -340,6 +356,10 @@ _ENGINES = (
     ("vllm-mlx", r"\bvllm[\-_]mlx\b"),
     ("mlx-swift-lm", r"\bmlx[\-_]swift(?:[\-_]lm)?\b"),
     ("rapid-mlx", r"\brapid[\-_]mlx\b"),
+    ("RKLLM", r"\brkllm\b|\brknn[\-_]llm\b"),
+    ("FastDeploy", r"\bfastdeploy\b"),
+    ("TileRT", r"\btilert\b"),
+    ("Crane", r"\bcrane(?=\s+(?:engine|inference|runtime|推理|框架))"),
     ("MTPLX", r"\bmtplx\b"),
     ("Xinference", r"\bxinference\b"),
     ("text-generation-webui", r"text[\-_]generation[\-_]webui|\boobabooga\b"),
@@ -351,6 +371,8 @@ _ENGINES = (
     ("SGLang", r"\bsglang\b"),
     ("llama-cpp-python", r"llama[\-_]cpp[\-_]python"),
     ("llama.cpp", r"llama[\s\.\-_]*cpp|llama-(?:server|bench|batched-bench|cli|speculative)\b"),
+    # llama-bench's test names, "pp512 … tg128", with no engine named: llama.cpp's benchmark
+    ("llama.cpp", r"\bpp\d{2,5}\b(?=.{0,160}?\btg\d{2,4}\b)"),
     ("Ollama", r"\bollama\b"),
     ("LM Studio", r"lm[\s\-]*studio"),
     ("MLX", r"\bmlx(?:[\s\-_]*(?:lm|vlm))?\b(?![\-_]community)"),
@@ -396,6 +418,13 @@ def engine_family(name: str | None) -> str | None:
     return ENGINE_FAMILY.get(name) or name
 
 
+def _change_word_at(t: str, start: int, end: int) -> int:
+    """Where the words of a change between two figures turn to the result ("… under llama.cpp to
+    ~1.9s", "，换成 llama.cpp 跑 …"): the last change word in ``t[start:end]``, else ``start``."""
+    found = list(re.finditer(r"\bto\b|\binto\b|(?<!达)(?<!能)(?<!可)到|(?<!甚)至|→|->|换成|换用|改用|切换|\bswitch\w*|\bmov\w+\s+to\b", t[start:end], re.I))
+    return start + found[-1].start() if found else start
+
+
 def engine_words(t: str, near: int | None = None, figures: list[tuple[int, int]] | None = None,
                  chains: list[tuple[int, int]] | None = None) -> dict:
     """``engine`` and ``engine_version`` ("vLLM 0.6.3", "llama.cpp b4500", "SGLang v0.4.1"): the
@@ -405,9 +434,14 @@ def engine_words(t: str, near: int | None = None, figures: list[tuple[int, int]]
     out: dict[str, Hit] = {}
     hits: list[Hit] = []
     for name, rx in _ENGINES:
-        for m in re.finditer(rx, t, re.I):
+        for m in re.finditer(rx, t, re.I | re.A):
             if not any(h[1] <= m.start() < h[2] for h in hits):
                 hits.append((name, m.start(), m.end()))
+    # llama-bench's "pp512 … tg128" names llama.cpp only where no engine is named ("vLLM … pp1024
+    # tg128" is vLLM run on llama-bench's test shapes)
+    implied = [h for h in hits if h[0] == "llama.cpp" and re.match(r"pp\d", t[h[1]:h[2]], re.I)]
+    if implied and len(implied) < len(hits):
+        hits = [h for h in hits if h not in implied]
     # an engine a figure is compared against ("11.69x faster than llama.cpp") is not the one it
     # ran on; a backend ("Ollama with the llama.cpp Vulkan backend") yields to the engine named
     hits = [h for h in hits if not re.search(r"(?:\bthan|\bvs\.?|\bversus|compared\s+(?:to|with)|比|相比)\s*$",
@@ -429,9 +463,21 @@ def engine_words(t: str, near: int | None = None, figures: list[tuple[int, int]]
         hits = [h for h in hits if h not in parts]
     if any(h[0] == "MLX" for h in hits):  # exo runs MLX on Macs: where MLX is named, it is the engine
         hits = [h for h in hits if h[0] != "Exo"] or hits
+    # "rapid_mlx 0.7.9 and mlx 0.31.2", "koboldcpp (llama.cpp …)": a runtime built on a library
+    # is the engine; the library it names beside it is its part
+    wrappers = {ENGINE_FAMILY[h[0]] for h in hits if ENGINE_FAMILY.get(h[0]) and ENGINE_FAMILY[h[0]] != h[0]}
+    if wrappers:
+        hits = [h for h in hits if h[0] not in wrappers] or hits
     backends = [h for h in hits if re.match(r"\s*(?:[\w.\-]+\s+){0,2}back[\s\-]?end", t[h[2]:h[2] + 30], re.I)]
     if backends and len({h[0] for h in hits} - {h[0] for h in backends}) >= 1:
         hits = [h for h in hits if h not in backends]
+    if figures and chains and near is not None:
+        # "cut TTFT from ~24.5s under llama.cpp to ~1.9s": the engine written with the figure the
+        # change starts from is what the headline moved away from, when another engine is named
+        left = [h for h in hits if any(figures[j][0] == near and figures[i][1] <= h[1] < _change_word_at(t, figures[i][1], figures[j][0])
+                                       for i, j in chains)]
+        if left and len(left) < len(hits):
+            hits = [h for h in hits if h not in left]
     pick = _pick(hits, near, figures, t, chains) if hits else None
     if pick is None and hits:
         pick = min(hits, key=lambda h: h[1])
@@ -450,7 +496,9 @@ def engine_words(t: str, near: int | None = None, figures: list[tuple[int, int]]
 _NOT_CHARS = r"(?!\s*个?\s*(?:字符|汉字|字(?!节)|characters?\b|chars?\b|words?\b))"
 # "takes 1 input token per step": what a decoder consumes per step is no prompt length
 _NOT_PER_STEP = r"(?!(?:\s*tokens?)?\s*(?:per|each|a|every|每)\s*(?:decode\s+|decoding\s+)?(?:step|iteration|forward\s+pass|pass|步|次迭代))"
-_N = rf"(?P<n>{NUMBER})\s*(?P<k>k|千)?(?!\.?\d){_NOT_CHARS}"
+# "a BS=1 output throughput": a batch size, concurrency or parallel degree is no length
+_NOT_A_SETTING = r"(?<!bs=)(?<!bs)(?<!bs\s)(?<!bs\s=)(?<!bs=\s)(?<!tp=)(?<!tp)(?<!tp\s)(?<!batch=)(?<!batch\s)(?<!batch\ssize\s)(?<!concurrency\s)(?<!concurrency=)"
+_N = rf"{_NOT_A_SETTING}(?P<n>{NUMBER})\s*(?P<k>k|千)?(?!\.?\d){_NOT_CHARS}"
 _N2 = rf"(?P<n2>{NUMBER})\s*(?P<k2>k|千)?(?!\.?\d){_NOT_CHARS}"
 
 
@@ -491,7 +539,7 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
     if pair:
         out["input_tokens"] = (_length(pair), pair.start(), pair.end())
         out["output_tokens"] = (_length(pair, "n2", "k2"), pair.start(), pair.end())
-    both = re.search(rf"(?:输入输出各|输入和输出各|输入、输出各|in\s+and\s+out|input\s+and\s+output(?:\s+lengths?)?\s+(?:of|each)?)\s*(?:约)?\s*{_N}", t, re.I)
+    both = re.search(rf"(?:(?:输入输出|输入和输出|输入\s*[、,，]\s*输出)(?:长度|長度)?各(?:为|是|為)?|in\s+and\s+out|input\s+and\s+output(?:\s+lengths?)?\s+(?:of|each)?)\s*(?:约)?\s*{_N}", t, re.I)
     if both and "input_tokens" not in out:
         v = _length(both)
         out["input_tokens"] = out["output_tokens"] = (v, both.start(), both.end())
@@ -542,6 +590,14 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
           or re.search(rf"{_N}\s*(?:tokens?\s*)?(?:context|上下文|ctx)", t, re.I))
     if ml:
         out["max_model_len"] = (_length(ml, kilo=1024), ml.start(), ml.end())
+    for key in ("input_tokens", "output_tokens"):
+        # "10 个请求共输入 20431 tokens、生成 1280 tokens", "64 requests with 131,072 input tokens in
+        # total": the lengths of N requests together; each request's is the total over N
+        hit = out.get(key)
+        runs = hit and re.search(r"(?<![\d.])(?P<r>\d{1,5})\s*(?:个)?\s*(?:请求|requests?|prompts?)\s*(?:共|总共|合计|一共|in\s+total|totall?ing)?"
+                                 r"[^;.。；]{0,30}$", t[max(0, hit[1] - 48):hit[1]], re.I)
+        if runs and (re.search(r"共|总|合计|total", t[max(0, hit[1] - 40):hit[2] + 12], re.I)) and int(runs.group("r")) > 1:
+            out[key] = (round(hit[0] / int(runs.group("r"))), hit[1], hit[2])
     return out
 
 
@@ -563,7 +619,7 @@ def option_words(t: str) -> dict:
         out["speculative_decoding"] = (False, m.start(), m.end())
     else:
         m = re.search(r"speculative|spec[\s\-_]decod|\bmtp\b|eagle[\s\-]?\d?\b|medusa|draft[\s\-]model|lookahead[\s\-]decod|"
-                      r"投机解码|推测解码|n-?gram\s+spec|多\s*token\s*预测", low)
+                      r"投机解码|推测解码|n-?gram\s+spec|multi[\s\-]token\s+prediction|多\s*token\s*预测", low, re.A)
         if m:
             out["speculative_decoding"] = (True, m.start(), m.end())
     m = re.search(r"no\s+prefix[\s\-]cach\w*|prefix[\s\-]cach\w*\s*(?:off|disabled)|without\s+prefix|无前缀缓存|关闭前缀缓存", low)
@@ -608,7 +664,9 @@ def footprint_words(t: str) -> dict:
         v = float(m.group("gb"))
         return v * 1000 if m.group("u").lower() == "tb" else v
 
-    m = (re.search(rf"{_GB}\s*(?:of\s+)?(?:model\s+)?(?:weights?|parameters|model\s+file|file|download|on\s+disk|checkpoint)", t, re.I)
+    m = (re.search(rf"{_GB}\s*(?:of\s+)?(?:model\s+)?(?:weights?|parameters|model\s+file|file|download|on\s+disk|checkpoint)\b"
+                   r"(?!\s+(?:read\s+)?(?:per|each|every)\s+(?:token|step))", t, re.I)  # "13 GB of weights read per token" is a step's read
+         or re.search(rf"\ban?\s+{_GB}\s+(?:[\w/\-]+\s+){{0,2}}gguf\b", t, re.I)  # "an 81 GiB IQ2XXS/Q2_K/Q8 GGUF"
          or re.search(rf"\ba\s+{_GB}[\s\-]*model\b", t, re.I)
          or re.search(rf"(?:weights?|model\s+(?:size|file)|file\s+size|权重|模型(?:文件)?大小)\s*(?:is|are|of|:|=|约|为|占)?\s*(?:about|~|约)?\s*{_GB}", t, re.I))
     # "llama-7b (4.2GB in memory)", "整个模型（Llama 3 70B 约 140GB）"
