@@ -63,6 +63,7 @@ def _precision(p) -> str | None:
     bits = re.fullmatch(r"([2-8])[\s\-]?BITS?", p)  # "3-bit" is INT3, as the conventions say of "4-bit"
     if bits:
         return f"INT{bits.group(1)}"
+    p = re.sub(r"^UD-", "", p)  # Unsloth's dynamic files keep the type's name: "UD-Q4_K_XL" is scored as Q4_K_XL
     bpw = re.fullmatch(r"(\d+(?:\.\d+)?)\s*BPW", p)  # "2.70 bpw" is 2.7bpw
     if bpw:
         return f"{float(bpw.group(1)):g}BPW"

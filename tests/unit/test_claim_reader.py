@@ -1369,3 +1369,37 @@ def test_a_file_size_a_step_s_read_and_an_approximate_figure_after_a_concurrency
     c = parse_claim("vLLM reached ~7686 completion tok/s at concurrency 48 on an RTX PRO 6000 Blackwell with 96 generated "
                     "tokens per request, and at concurrency 6 ~1482 and ~1781 completion tok/s.")
     assert c.headline.scope != "request" and [f.concurrency for f in c.figures][-1] == 6
+
+
+def test_set_sixteen_figures_and_their_words():
+    c = parse_claim("被问到每秒多少 token 时回答：vllm-0.6.6.post1 / vllm-0.6.6 都在 53 上下，8xH20 部署 DeepSeek-V3")
+    assert c.fields["value"] == 53
+    c = parse_claim("Dual RTX 3090 running Qwen3.6-27B-AutoRound reaches 67 narrative / 66 code TPS at a 300 W cap.")
+    assert (c.fields["value"], c.fields["precision"], c.fields["quantization"]) == (67, "INT4", "AutoRound")
+    c = parse_claim("On one MI300X, Gemma 4 31B gives 46 tok/s at concurrency 1 and peaks at ~1,047 tok/s at concurrency 256.")
+    assert (c.fields["value"], c.fields["concurrency"]) == (1047, 256)
+    c = parse_claim("Ollama's benchmark gave mistral:7b eval rates of 19.56, 17.72, 22.64, 19.34 and 21.36 tokens/s.")
+    assert [f.value for f in c.figures] == [19.56, 17.72, 22.64, 19.34, 21.36] and c.fields["value"] == 19.56
+    c = parse_claim("Atlas 800T A2 服务器(4×昇腾 910B NPU)上实测 Llama 3.2 1B：单 batch 每秒生成 122 tokens")
+    assert (c.fields["gpu_count"], c.fields["metric"]) == (4, "generation_tok_s")
+    c = parse_claim("NInfer's results put the Qwen3.6-27B nvfp4 C8 profile at ~1.1k tok/s on a single RTX 5090, "
+                    "while a user serves it through SGLang.")
+    assert (c.fields["engine"], c.fields["concurrency"]) == ("NInfer", 8)
+
+
+def test_set_sixteen_names_devices_and_engines():
+    c = parse_claim("在苹果 A17 芯片上可实现 60 tokens/s 的推理速度，在 RTX 3060 上达 180 tokens/s")
+    assert c.fields["gpu"] != "RTX 3060 12GB" and any(u["kind"] == "gpu" for u in c.unknown_names)
+    c = parse_claim("A Qwen3.8-27B lane in Ollama (hf.co/unsloth/Qwen3.8-27B-GGUF:Q4_K_M) on an RTX 3090 is reported at 40.2 tok/s.")
+    assert c.fields["model"] == "Qwen3.8-27B"
+    c = parse_claim("一篇 DeepSeek 满血版评测在 4×A100 80GB 上以 DeepSeek-7B-Chat(FP16)为基准：Batch=32 时达到 18.7 tokens/s")
+    assert c.fields["model"] != "DeepSeek V3"
+    c = parse_claim("A Qwen3.5 benchmark finds vLLM GPTQ-Marlin on RTX 3090x2 running the 35B-A3B MoE at 156.3 tok/s. "
+                    "The 122B-A10B runs on all three 128GB unified-memory boxes.")
+    assert c.fields["model"] == "Qwen3.5-35B-A3B" and "gpu_memory_gb" not in c.fields
+    c = parse_claim("Gemma 4 12B (gemma-4-12B-it-qat-UD-Q4_K_XL.gguf) on an RTX 4060 8GB (K cache q8_0, -ngl 99) hits 25+ "
+                    "tok/s decode with a 27k prompt in a 120000-token context.")
+    assert (c.fields["precision"], c.fields["max_model_len"]) == ("UD-Q4_K_XL", 120000)
+    c = parse_claim("Running Kimi-K2.5 through KTransformers+SGLang on 4x RTX Pro 6000 Blackwell gave 23.03 output tokens/s "
+                    "at 10 concurrent requests.")
+    assert c.fields["engine"] == "KTransformers"

@@ -933,3 +933,20 @@ def test_stated_speculative_decoding_can_carry_an_aggregate_above_the_batch_boun
             "tokens per request), vLLM reached ~7686 completion tok/s at concurrency 48.")
     assert analyze_claim(parse_claim(text.format(spec=" with MTP4 speculative decoding"))).verdict in ("plausible", "needs_explanation")
     assert analyze_claim(parse_claim(text.format(spec=""))).verdict == "implausible"
+
+
+def test_an_offloaded_batch_whose_per_sequence_rate_is_within_one_stream_s_bound_is_plausible():
+    """Kimi K2.5 on 4× RTX PRO 6000 Blackwell with experts in host RAM: 23 tok/s over 10 requests
+    is 2.3 tok/s each, below what one offloaded stream could reach."""
+    c = parse_claim("Running Kimi-K2.5 through KTransformers+SGLang on 4x RTX Pro 6000 Blackwell with 640GB of CPU memory "
+                    "offload, the best result was 23.03 output tokens/s at 10 concurrent requests.")
+    assert analyze_claim(c).verdict == "plausible"
+
+
+def test_a_named_desktop_cpu_bounds_a_cpu_only_claim():
+    """An i7-12700H laptop (dual-channel DDR5-4800, 76.8 GB/s; Intel ARK) with Qwen2.5-14B at
+    Q4_K_M (~9 GB per token): about 8.5 tok/s at most, so 8-12 tok/s needs explaining; a Ryzen 9
+    5950X (dual-channel DDR4-3200, 51.2 GB/s) bounds DeepSeek V3 offloaded far below 12.5 tok/s."""
+    c = parse_claim("a laptop with an Intel i7-12700H and 32GB RAM, no GPU, achieves 8-12 tokens per second on Qwen2.5-14B "
+                    "with Q4_K_M quantization")
+    assert analyze_claim(c).verdict == "needs_explanation"

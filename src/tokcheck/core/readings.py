@@ -177,7 +177,10 @@ def read_setup(claim: Claim, gpu: GpuSpec | None, words: Words, notes: list[str]
             host = find_host_memory(claim.text, None)
             # a server CPU the catalog does not know ("2×Intel Xeon Platinum 8380"): judged at an
             # assumed server socket, which the note says (generous: a figure above it is above any)
-            if host.stated or re.search(r"\b(?:xeon|epyc)\b|至强", claim.text or "", re.I):
+            # a desktop or laptop CPU the catalog does not know ("an Intel i7-12700H and 32GB RAM"):
+            # judged at the assumed desktop memory, which the note says
+            if host.stated or re.search(r"\b(?:xeon|epyc)\b|至强|\bi[3579][\s\-]\d{4,5}[a-z]*\b|\bryzen\s+[3579]\b|"
+                                        r"\bcore\s+(?:ultra\s+)?i?[3579]\b", claim.text or "", re.I):
                 boards = _BOARDS.search(claim.text or "")
                 n = count_value(boards.group("n") or boards.group("n2")) or 1 if boards else 1
                 if n > 1:

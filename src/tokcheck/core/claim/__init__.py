@@ -143,7 +143,8 @@ class Claim:
 
 # A CPU device written before a headline ("on a Raspberry Pi 5", "on an EPYC 9754")
 _CPU_DEVICE_BEFORE = re.compile(r"raspberry\s*pi(?:\s*\d)?|树莓派|\bepyc\s+\d{4}\w*|\bxeon\b[\w\s\-]{0,16}?\d{4}\w*|"
-                                r"\bi[3579][\s\-]\d{4,5}[a-z]*\b|\bx86\s*cpu|(?:以|用|靠)\s*cpu\s*(?:运算|计算|推理|跑)|\bcpu[\s\-]only\b", re.I)
+                                r"\bi[3579][\s\-]\d{4,5}[a-z]*\b|\bx86\s*cpu|(?:以|用|靠)\s*cpu\s*(?:运算|计算|推理|跑)|\bcpu[\s\-]only\b|"
+                                r"纯\s*(?:cpu|处理器)|仅用?\s*cpu", re.I)
 #: An integrated GPU the catalog does not row (it shares the system's memory): "Radeon Vega 8",
 #: "Radeon 860M", "Intel UHD Graphics 620", "Iris Xe Graphics", "Adreno 750"
 IGPU = re.compile(r"(?<![\w\-])(?:amd\s+)?radeon\s+(?:vega\s*\d{1,2}|[6789]\d0m)(?![\w\-])|"
@@ -164,7 +165,9 @@ def _blank(t: str, spans: list[tuple[int, int]]) -> str:
 
 
 # A Hugging Face id ("Qwen/Qwen3-Coder-30B-A3B-Instruct-AWQ") and an Ollama tag ("qwen3:14b-fp8").
-_HF_ID = re.compile(r"(?<![\w./-])(?P<org>[A-Za-z0-9][\w.\-]{1,40})/(?P<name>[A-Za-z0-9][\w.\-]{2,80})")
+# (a hub address's host is no organisation: "hf.co/unsloth/Qwen3.8-27B-GGUF:Q4_K_M")
+_HF_ID = re.compile(r"(?:(?<![\w./-])(?:https?://)?(?:hf\.co|huggingface\.co)/|(?<![\w./-]))"
+                    r"(?!(?:hf\.co|huggingface\.co)/)(?P<org>[A-Za-z0-9][\w.\-]{1,40})/(?P<name>[A-Za-z0-9][\w.\-]{2,80})")
 _OLLAMA = re.compile(r"(?<![\w./-])(?P<name>[a-z][a-z0-9.\-]{1,30}):(?P<tag>[a-z0-9][a-z0-9.\-_]{0,40})(?![\w/])", re.I)
 _SUFFIXES = re.compile(r"[\-_.](?:instruct|chat|base|it|hf|gguf|awq|gptq|fp8|fp4|nvfp4|mxfp4|int4|int8|w4a16|w8a8|"
                        r"bf16|fp16|dynamic|thinking|reasoning|\d{4}|v\d+(?:\.\d+)?|q\d\w*|mlx|4bit|8bit|ud|unsloth)$", re.I)
@@ -324,6 +327,10 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
     for h in find_names(t, [(m.name, m.aliases) for m in models], min_len=3):
         if taken(h.start, h.end) or _inside_other_model(t, h.start, h.end):
             continue
+        glued = re.match(r"[\-_](\d+(?:\.\d+)?)[bB](?![a-z])", t[h.end:h.end + 10])
+        own_size = _size_b(h.name) if glued else None
+        if glued and own_size and abs(own_size - float(glued.group(1))) > 0.25 * float(glued.group(1)):
+            continue  # "DeepSeek-7B-Chat" is no DeepSeek V3 (671B) named by its bare family
         words = t[h.start:h.end]
         hit = _ModelHit(h.name, h.start, h.end, words)
         # a size written apart from a family name: "7B 的 Deepseek-r1", "deepseek-r1 7b"
@@ -492,20 +499,24 @@ def _family_and_size(t: str, head) -> "_ModelHit | None":
     fam = fams[-1]
     # "the RTX 5090 runs the 70B model at 18.2 tok/s and the 8B at 192": a sized model written
     # before the figure, in its sentence, is its own; else a size just after it
-    before = [m for m in _SIZED_MODEL.finditer(t, fam.end(), head.span[0])
+    before = [m for m in list(_SIZED_MODEL.finditer(t, fam.end(), head.span[0])) + list(_SIZED_MOE.finditer(t, fam.end(), head.span[0]))
               if not re.search(r"[.;!?。；！？](?:\s|$)", t[m.end():head.span[0]])]
+    before.sort(key=lambda m: m.start())
     size = before[-1] if before else re.match(r"[^,;.。]{0,20}?(?<![\w.])(?P<size>\d+(?:\.\d+)?)\s*[bB](?![\w])",
                                                 t[head.span[1]:])
     if size is None:
         return None
     try:
-        spec = find_model(f"{fam.group(1)} {fam.group(2)} {size.group('size')}B")
+        active = size.groupdict().get("act") or ""
+        spec = find_model(f"{fam.group(1)} {fam.group(2)} {size.group('size')}B{active}")
     except TokcheckError:
         return None
     return _ModelHit(spec.name, fam.start(), fam.end(), f"{fam.group(0)} … {size.group('size')}B",
                      note=f"{fam.group(0)!r} with {size.group('size')}B by the figure read as {spec.name}")
 
 
+# "running the 35B-A3B MoE": a mixture of experts named by its total and active sizes
+_SIZED_MOE = re.compile(r"(?<![\w.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB](?P<act>-A\d+(?:\.\d+)?[bB])\s*(?:MoE|models?|模型)?(?![\w.])")
 _SIZED_MODEL = re.compile(r"(?<![\w.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s*(?:参数|參數)?\s*的?\s*(?:模型|models?\b|版本?|version\b)", re.I)
 
 
@@ -656,6 +667,10 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
         elif c and isinstance(c[0], int) and 1 < c[0] < 64:
             f["gpu_count"] = sysrow["count"] * c[0]
             src["gpu_count"] = t[c[1]:h.end]
+        inner = re.match(r"\s*(?:服务器|server)?\s*[(（]\s*(?P<n>\d{1,2})\s*(?:×|x|\*|张|块)\s*", t[h.end:h.end + 24], re.I)
+        if inner and 1 <= int(inner.group("n")) < sysrow["count"]:
+            # "Atlas 800T A2 服务器(4×昇腾 910B NPU …)": the cards the run had, written with the system
+            f["gpu_count"], src["gpu_count"] = int(inner.group("n")), t[h.start:h.end + inner.end()]
         _subset_count(t, h, f, src)
         return
     h = _nearest_before(own, head_start, t) if own else None
@@ -796,6 +811,24 @@ def _no_change_across_devices(figs: list, hits: list) -> None:
             a.before_change = False
 
 
+def _unknown_gpu_before(t: str, head_start: int, model_spans: list[tuple[int, int]]) -> tuple[str, int, int] | None:
+    """A GPU-shaped name the catalog does not know, written in the headline's sentence before it:
+    ``(words, start, end)``, else None."""
+    from tokcheck.core.catalog import find_gpu
+
+    start = _clause_start(t, head_start, SENTENCE_END + "|[。！？]")
+    found = None
+    for m in GPU_LIKE.finditer(_blank(t, model_spans), start, head_start):
+        words = m.group(0).strip()
+        if not re.search(r"\d", words):
+            continue
+        try:
+            find_gpu(words)
+        except TokcheckError:
+            found = (words, m.start(), m.end())
+    return found
+
+
 def _soc(name: str) -> bool:
     """Whether the catalog's ``name`` is a system-on-chip (phone, board or laptop chip)."""
     from tokcheck.core.catalog import find_gpu
@@ -902,10 +935,29 @@ def parse_claim(text: str) -> Claim:
         # "Raspberry Pi 5 上跑出 8.03 TPS … RTX 5090 约 300 TPS": a CPU device named before the
         # headline is its device, not a GPU named only after it
         cpu_before = _CPU_DEVICE_BEFORE.search(t[:head.span[0]])
+        unknown_before = _unknown_gpu_before(t, head.span[0], [(h.start, h.end) for h in model_hits])
         if cpu_before:
             f["gpu"], src["gpu"] = "CPU", cpu_before.group(0)
             f.pop("gpu_count", None), f.pop("gpu_memory_gb", None)
             foot.pop("_singular", None)
+        elif unknown_before:
+            # "在苹果 A17 芯片上可实现 60 tokens/s …，在 RTX 3060 上达 180": the device named before
+            # the headline is its own, though the catalog does not know it
+            words, s0, e0 = unknown_before
+            f["gpu"], src["gpu"] = words, words
+            f.pop("gpu_count", None), f.pop("gpu_memory_gb", None)
+            foot.pop("_singular", None)
+            c = gpu_count_near(t, NameHit(words, s0, e0))
+            if c:
+                f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], s0):max(c[2], e0)]
+            from tokcheck.core.catalog import find_gpu
+
+            try:
+                find_gpu(words)
+            except TokcheckError as err:
+                hint = str(err).split("did you mean", 1)[-1].strip(" ?") if "did you mean" in str(err) else ""
+                unknown.append({"kind": "gpu", "words": words, "suggestions": [x.strip() for x in hint.split(" or ") if x]})
+                notes.append(f"GPU {words!r} is not in the built-in catalog" + (f" — did you mean {hint}?" if hint else ""))
     igpu = IGPU.search(t) if "gpu" not in f else None
     if igpu:
         # "a Ryzen 7 5800U drives a Radeon Vega 8 iGPU": the integrated GPU ran it, from system memory

@@ -40,6 +40,7 @@ METRICS = ("ttft", "tpot", "e2e_latency", "generation_tok_s", "e2e_tok_s", "aggr
 SCOPES = ("request", "user", "aggregate", "gpu", "node")
 
 _GAP_WORDS = (r"output|total|generated|generation|generating|decode|decoding|prompt|input|prefill|aggregate|"
+              r"narrative|code|coding|chat|creative|reasoning|math|"
               r"average|avg|mean|peak|sustained|completion|response|new|gen|text|eval|tg|pp|个|輸出|输出|生成")
 _TOK_UNIT = (r"(?:tok(?:en)?s?|tk|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|seconds?|秒)(?![a-z])"
              r"|tokens?\s+(?:per|a|each|every)\s+sec(?:onds?)?(?![a-z])"
@@ -65,6 +66,9 @@ _FIGURE_CN = re.compile(
     rf"(?P<num>{NUMBER})(?:\s*(?:-|~|至|到)\s*(?P<num2>{NUMBER}))?(?:\s*(?P<mult>千|万|k))?\s*(?P<post>多)?\s*(?:个)?\s*"
     r"(?:tokens?|tok|令牌|词元|字词)", re.I)
 
+# "被问到每秒多少 token 时回答：… 都在 53 上下": a number answering a question about the rate
+_ASKED_RATE = re.compile(rf"(?:每秒(?:能)?(?:输出|生成|跑)?多少\s*(?:个)?\s*tokens?|多少\s*tokens?\s*/\s*s|how\s+many\s+tok(?:en)?s?\s+(?:per|a)\s+sec\w*)"
+                         rf"[^。？?]{{0,80}}?(?<![\d.])(?P<num>{NUMBER})\s*(?:上下|左右|附近)", re.I)
 # "速度 2.5token": a speed written as a bare count of tokens after the word for speed
 _SPEED_TOKENS = re.compile(rf"(?:速度|speed)\s*(?:为|是|约|:|：)?\s*(?P<num>{NUMBER})\s*(?:个\s*)?tokens?(?![/\w])", re.I)
 # … and the list after it: "，8192 时 3.2token，4096 时 3.9token"
@@ -143,6 +147,7 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"\bc\s*=\s*(?P<n>\d+)(?![\d.])",
     # "48.9 tok/s single-stream (C1) and 242.0 tok/s at C8"
     r"(?:\bat\s+|\()c(?P<n>\d{1,4})\b(?!\s*-)",
+    r"\bc(?P<n>\d{1,4})\s+(?:profile|run|setting|config(?:uration)?|results?)\b",  # "the nvfp4 C8 profile"
     # "concurrency lowered to 32", "并发降到 32": the run's setting after a change
     r"(?:concurrency|并发(?:数|量)?)\s*(?:(?:was|is)\s+)?(?:lowered|raised|reduced|increased|cut|set|降|升|提高|提升|增加|减少|调|设)"
     r"\s*(?:到|至|为|to)\s*(?P<n>\d+)(?![\d.])",
@@ -164,8 +169,8 @@ _BARE_STRONG = re.compile(
     rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE +
     rf"(?P<more>(?:\s*[,、]\s*(?:[a-z0-9]+\s*)?(?:为|是|:)?\s*(?P<num2>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE + r")?)", re.I)
 _SHARED_UNIT = re.compile(
-    rf"(?<![\d.])(?<!tg\s)(?<!pp\s)(?<!tg)(?<!pp)(?P<num>{NUMBER})"
-    rf"(?:(?P<word>\s*(?:pp|tg|prefill|decode|prompt|gen|input|output)\d*)\s*(?:/|\band\b|\bvs\.?|\bversus\b|\bor\b|和|与)"
+    rf"(?<![\d.])(?<![A-Za-z_\-])(?<!tg\s)(?<!pp\s)(?P<num>{NUMBER})"
+    rf"(?:(?P<word>\s*(?:pp|tg|prefill|decode|prompt|gen|input|output|narrative|code|coding|chat|creative|reasoning|math)\d*)\s*(?:/|\band\b|\bvs\.?|\bversus\b|\bor\b|和|与)"
     rf"|\s*(?:/|\bvs\.?|\bversus\b))\s*", re.I)
 # "输入/输出速度为 43.48/15.82 tok/s", "prefill/decode: 2100/48 tok/s": two measures named in
 # the order of the numbers
@@ -187,7 +192,8 @@ _UNIT_THEN_NUMBER = re.compile(rf"(?<![\w/])(?:tokens?\s+per\s+second|tok(?:en)?
 _EVERY = re.compile(rf"(?:\bone|\ba|\b1)\s+(?:new\s+|output\s+)?token\s+every\s+(?:~|about\s+)?(?P<num>{NUMBER})"
                     rf"(?:\s*(?:-|~|to)\s*(?P<num2>{NUMBER}))?\s*(?P<u>ms|milliseconds?|s|sec|seconds?)(?![a-z])", re.I)
 _TIMES_PER_SECOND = re.compile(rf"(?:~|about\s+|approximately\s+|roughly\s+)?(?P<num>{NUMBER})\s+times\s+(?:per|a)\s+second", re.I)
-_LIST_BEFORE = re.compile(rf"(?P<lead>分别(?:为|是)?\s*)?(?<![\d.,])(?P<list>(?:(?:{NUMBER})\s*,\s*)+)$")
+# (the last joined by "and": "eval rates of 19.56, 17.72, 22.64, 19.34 and 21.36 tokens/s")
+_LIST_BEFORE = re.compile(rf"(?P<lead>分别(?:为|是)?\s*)?(?<![\d.,])(?P<list>(?:(?:{NUMBER})\s*,\s*)+(?:(?:{NUMBER})\s*,?\s*(?:and|和|与)\s+)?)$")
 _FROM_TO = re.compile(rf"(?:\bfrom|从|由)\s*(?:~|about\s+|约)?(?<![\d.])(?P<a>{NUMBER})(?P<ua>\s*(?:ms|s|秒|tok/s(?:ec)?|tokens?/s|t/s)(?![a-z]))?"
                       rf"\s*(?:\bto\b|(?:降|升|提升|提高|增加|减少|缩短)?(?:到|至))\s*(?:~|about\s+|约)?"
                       rf"(?P<b>{NUMBER})(?![\d.,]?\d)(?P<ub>\s*(?:ms|s|秒|tok/s(?:ec)?|tokens?/s|t/s)(?![a-z]))?", re.I)
@@ -269,6 +275,8 @@ def _qualifier(t: str, start: int, end: int, post: str | None) -> str | None:
     before = t[max(0, start - 24):start]
     for name, rx in QUALIFIER_BEFORE:
         if re.search(rf"(?:{rx})\s*$", before, re.I):
+            if name == "approx" and re.search(r"\bpeak(?:s|ed|ing)?\s+(?:at\s+)?(?:~|about|around|roughly)\s*$", before, re.I):
+                return "up_to"  # "peaks at ~1,047 tok/s": the stress word wins over the approximation
             return name
     # "a peak output throughput of only 393", "最高吞吐 522": the stress word a few words before
     if re.search(r"(?:\bpeak|(?<!previous\s)(?<!prior\s)(?<!old\s)(?<!former\s)(?<!public\s)\brecord(?![a-z])|最高|峰值)"
@@ -347,6 +355,11 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             continue
         found.append(Figure(value=(mins + (0.5 if m.group("half") else 0)) * 60, unit="s", span=span,
                             words=t[span[0]:span[1]]))
+    if not found:
+        for m in _ASKED_RATE.finditer(masked):
+            fig = Figure(value=to_float(m.group("num")), unit="tok/s", span=m.span("num"), words=t[m.start("num"):m.end()])
+            fig.why["unit"] = "the answer to a question about tokens per second"
+            found.append(fig)
     for m in _SPEED_TOKENS.finditer(masked):
         # "速度 2.5token，8192 时 3.2token": a speed written as a bare token count, and the list after it
         sentence_end = re.search(r"[。；;!?！？]", masked[m.end():])
@@ -368,9 +381,12 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             continue
         lo = to_float(m.group("num"), m.group("mult"))
         hi = to_float(m.group("num2"), m.group("mult")) if m.group("num2") else None
-        found.append(Figure(value=(lo, hi) if hi and hi > lo else lo, unit="tok/s", span=span,
-                            words=t[span[0]:span[1]],
-                            qualifier="up_to" if m.group("most") else "over" if m.group("post") else None))
+        fig = Figure(value=(lo, hi) if hi and hi > lo else lo, unit="tok/s", span=span, words=t[span[0]:span[1]],
+                     qualifier="up_to" if m.group("most") else "over" if m.group("post") else None)
+        verb = re.search(r"生成|输出|吐出|解码", m.group(0))
+        if verb:  # "每秒生成 122 tokens": the verb inside the figure names its metric
+            fig.why["gap"] = verb.group(0)
+        found.append(fig)
     for m in _BARE_STRONG.finditer(masked):
         for g in ("num", "num2"):
             if not m.group(g):

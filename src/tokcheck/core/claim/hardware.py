@@ -212,8 +212,8 @@ def gpu_memory_near(t: str, hit: NameHit) -> Hit | None:
 def gpu_memory_anywhere(t: str) -> Hit | None:
     """GPU memory stated on its own ("显存 24G", "48GB of VRAM", "VRAM: 96 GB")."""
     m = (re.search(r"(?:显存|vram|gpu\s+memory)\s*(?:of|=|:|为|是)?\s*(?P<gb>\d{1,3})\s*(?:gb|g|gib)\b(?!\s*(?:占用|used))", t, re.I)
-         or re.search(r"(?<![\d.])(?<![\d.][\-–~])(?P<gb>\d{1,3})\s*(?:gb|g|gib)\s*(?:of\s+)?(?:vram|显存|unified(?:\s+memory)?|统一内存|统一记忆体)"
-                      r"(?!\s*(?:占用|used|usage))", t, re.I)
+         or re.search(r"(?<![\d.])(?<![\d.][\-–~])(?P<gb>\d{1,3})\s*(?:gb|g|gib)\s*(?:of\s+)?(?:vram|显存|unified(?:[\s\-]+memory)?|统一内存|统一记忆体)"
+                      r"(?!\s*(?:占用|used|usage))(?![\s\-]*(?:memory[\s\-]+)?(?:boxes|machines|systems|devices|mini[\s\-]?pcs))", t, re.I)
          # "runs on a 16GB GPU", "一张 24G 显卡"
          or re.search(r"(?<![\d.])(?<![\d.][\-–~])(?P<gb>\d{1,3})\s*(?:gb|g|gib)\s*(?:gpus?|cards?|graphics\s+cards?|显卡)(?![a-z])", t, re.I))
     if m and re.search(r"(?:using|uses|used|use|consum\w*|tak(?:es|ing)|took|occup\w+|占用?|用了|吃了?|about|~|"
@@ -229,4 +229,5 @@ GPU_LIKE = re.compile(
     r"(?<![a-z0-9])(?:(?:geforce\s+)?(?:rtx|gtx)\s*(?:pro\s*)?[a-z]?\d{3,4}\s*(?:ti|super|d|ada)?(?:\s+(?:ti|super))?|"
     r"(?:instinct\s+)?mi\d{3}[a-z]?|radeon\s+(?:rx\s+)?\d{4}\s*(?:xtx|xt)?|rx\s*\d{4}\s*(?:xtx|xt)?|"
     r"[abhlv]\d{2,3}[a-z]?(?:\s*(?:sxm|pcie|nvl)\d?)?|gb\d{3}|gh\d{3}|b\d{3}a?|"
-    r"(?:apple\s+)?m[1-5]\s*(?:pro|max|ultra)?|t4|l4|l40s?|ascend\s*\d{3}[a-z]?|910[bc])(?=s?(?![a-z0-9]))", re.I)
+    r"(?:apple\s+)?m[1-5]\s*(?:pro|max|ultra)?|t4|l4|l40s?|ascend\s*\d{3}[a-z]?|910[bc]|"
+    r"(?:apple\s*|苹果\s*)?a1[4-9](?:\s*(?:pro|bionic))?|cmp\s*\d{2,3}\s*hx|(?:hygon\s+|海光\s*)?dcu\s*[kz]\d{2,3}(?:[\-_]ai)?)(?=s?(?![a-z0-9]))", re.I)

@@ -27,7 +27,7 @@ _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("FP4", r"\bfp4\b|\bfloat4\b|\be2m1\b"),
     ("FP8", r"\bfp8\b|\bfloat8\b|\be4m3\b|\bw8a8[\s\-_]?fp8\b|\bfp8[\s\-_]?dynamic\b"),
     ("INT8", r"\bint8\b|\bw8a8\b|\bw8a16\b|\b8[\s\-]?bits?\b|\bbnb[\s\-_]?8bit|\bllm\.int8|8\s*位(?:元|比特)?量化|8\s*比特"),
-    ("INT4", r"\bint4\b|\bw4a16\b|\bw4a8(?:kv4|kv8)?\b|\bw4afp8\b|\bw4a8[\-_]?fp8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位(?:元|比特)?量化|4\s*比特"),
+    ("INT4", r"\bint4\b|\bauto[\-_]?round\b|\bw4a16\b|\bw4a8(?:kv4|kv8)?\b|\bw4afp8\b|\bw4a8[\-_]?fp8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位(?:元|比特)?量化|4\s*比特"),
     ("1.58bpw", r"\bb1\.58\b|\b1\.58[\s\-]?bits?\b|\bternary\b"),
     ("6bpw", r"\b6[\s\-]?bits?\b"),
     ("5bpw", r"\b5[\s\-]?bits?\b"),
@@ -52,7 +52,7 @@ _FULL_WORDS = re.compile(r"full[\s\-]precision|full[\s\-]weights?|original[\s\-]
 _NO_QUANT = re.compile(r"unquantized|un-quantized|non-quantized|not\s+(?:a\s+)?quantized(?:\s+version)?|"
                        r"no[\s\-]quant\w*|without\s+(?:any\s+)?quantization|未量化|无量化|不量化|非量化|没有量化|"
                        r"不做量化|无需量化", re.I)
-_QUANT_METHODS = (("AWQ", r"\bawq\b"), ("GPTQ", r"\bgptq\b"), ("GGUF", r"\bgguf\b"),
+_QUANT_METHODS = (("AWQ", r"\bawq\b"), ("GPTQ", r"\bgptq\b"), ("AutoRound", r"\bauto[\-_]?round\b"), ("GGUF", r"\bgguf\b"),
                   ("bitsandbytes", r"bitsandbytes|\bbnb\b"), ("EXL2", r"\bexl[23]\b|\d\s*bpw\b"), ("MLX", r"\bmlx[\s\-_]?\d?bit"),
                   ("HQQ", r"\bhqq\b"), ("compressed-tensors", r"compressed[\s\-]tensors"))
 _QUANTIZED = ("FP8", "INT8", "INT4", "INT3", "INT2", "FP4", "NVFP4", "MXFP4")
@@ -64,7 +64,7 @@ def _is_kv(t: str, s: int, e: int) -> bool:
     "kv_cache_dtype=fp8", "q8_0 KV cache", "-ctk q8_0")."""
     before, after = t[max(0, s - 22):s].lower(), t[e:e + 20].lower()
     return bool(re.search(r"(?:kv[\s\-_]*(?:cache)?(?:[\s\-_]*(?:dtype|type|quant\w*))?|cache[\s_\-]*(?:type|dtype)(?:[\s\-_]*[kv])?|"
-                          r"-ct[kv]|--cache-type-[kv])\s*[:=]?\s*$", before)
+                          r"-ct[kv]|--cache-type-[kv]|\b[kv]\s+cache)\s*[:=]?\s*$", before)
                 or re.match(r"\)?(?:\s*/\s*[a-z0-9_]+)?(?:\s*\([^)]{0,12}\))?\s*(?:kv|k/v|key[\s\-/]value)[\s\-_]*(?:cache)?", after)
                 or re.match(r"\s*(?:k|v)\s+cache", after))
 
@@ -358,6 +358,9 @@ _ENGINES = (
     ("rapid-mlx", r"\brapid[\-_]mlx\b"),
     ("RKLLM", r"\brkllm\b|\brknn[\-_]llm\b"),
     ("FastDeploy", r"\bfastdeploy\b"),
+    ("NInfer", r"\bninfer\b"),
+    ("ds4.c", r"\bds4\.c\b"),
+    ("FastChat", r"\bfastchat\b"),
     ("TileRT", r"\btilert\b"),
     ("Crane", r"\bcrane(?=\s+(?:engine|inference|runtime|推理|框架))"),
     ("MTPLX", r"\bmtplx\b"),
@@ -461,6 +464,14 @@ def engine_words(t: str, near: int | None = None, figures: list[tuple[int, int]]
                                                                     t[o[2]:h[1]], re.I) for o in hits if o is not h)]
     if parts and len(parts) < len(hits):
         hits = [h for h in hits if h not in parts]
+    # "ds4.c, a single-file Metal engine built on llama.cpp/GGML": what an engine is built on is its part
+    built = [h for h in hits if re.search(r"(?:built|based)\s+on\s+(?:top\s+of\s+)?$|基于\s*$", t[max(0, h[1] - 20):h[1]], re.I)]
+    if built and len(built) < len(hits):
+        hits = [h for h in hits if h not in built]
+    # "KTransformers+SGLang": the first of two engines joined by "+" runs on the second
+    joined = [h for h in hits if any(o[2] <= h[1] and re.fullmatch(r"\s*(?:v?\d[\w.\-]*\s*)?\+\s*", t[o[2]:h[1]]) for o in hits if o is not h)]
+    if joined and len(joined) < len(hits):
+        hits = [h for h in hits if h not in joined]
     if any(h[0] == "MLX" for h in hits):  # exo runs MLX on Macs: where MLX is named, it is the engine
         hits = [h for h in hits if h[0] != "Exo"] or hits
     # "rapid_mlx 0.7.9 and mlx 0.31.2", "koboldcpp (llama.cpp …)": a runtime built on a library
@@ -587,7 +598,7 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             out["output_tokens"] = (_length(m), m.start(), m.end())
     ml = (re.search(rf"max[\s_\-]model[\s_\-]len\s*(?:=|:)?\s*{_N}", t, re.I)
           or re.search(rf"(?:context|上下文|ctx|n_ctx|-c)\s*(?:length|长度|window|size|len)?\s*(?:of|=|:|为)?\s*{_N}", t, re.I)
-          or re.search(rf"{_N}\s*(?:tokens?\s*)?(?:context|上下文|ctx)", t, re.I))
+          or re.search(rf"{_N}[\s\-]*(?:tokens?[\s\-]*)?(?:context|上下文|ctx)", t, re.I))
     if ml:
         out["max_model_len"] = (_length(ml, kilo=1024), ml.start(), ml.end())
     for key in ("input_tokens", "output_tokens"):
