@@ -1403,3 +1403,14 @@ def test_set_sixteen_names_devices_and_engines():
     c = parse_claim("Running Kimi-K2.5 through KTransformers+SGLang on 4x RTX Pro 6000 Blackwell gave 23.03 output tokens/s "
                     "at 10 concurrent requests.")
     assert c.fields["engine"] == "KTransformers"
+
+
+def test_lengths_written_as_settings_and_a_format_a_run_is_faster_than():
+    c = parse_claim("batch size 1, 2048 tokens of pre-filled context: an RTX 5090 runs Llama 3.1 70B Q4_K_M at ~55 tok/s")
+    assert c.fields["input_tokens"] == 2048
+    c = parse_claim("Llama 4 Scout on 8 GPUs with vLLM, Prefill seq 1024、Decode seq 256、Batch 16: Decode 850 tok/s")
+    assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (1024, 256)
+    c = parse_claim("phi-4-mini-4bit decoded at a median 167.93 tok/s for a 512-token prompt and 128 max tokens on an M3 Ultra")
+    assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (512, 128)
+    c = parse_claim("Qwen-7B 在 RTX 4090 上延迟约 19ms/token；另外 Qwen-14B-Chat 在 Int4 精度下比 BF16 快约 17%。")
+    assert c.fields.get("precision") != "BF16"

@@ -950,3 +950,10 @@ def test_a_named_desktop_cpu_bounds_a_cpu_only_claim():
     c = parse_claim("a laptop with an Intel i7-12700H and 32GB RAM, no GPU, achieves 8-12 tokens per second on Qwen2.5-14B "
                     "with Q4_K_M quantization")
     assert analyze_claim(c).verdict == "needs_explanation"
+
+
+def test_a_model_named_only_by_its_size_in_chinese_is_judged_at_that_size():
+    """"量化后的7B模型" on the CPU under 1 token per second: a 7B stand-in bounds it (plausible),
+    rather than no model at all."""
+    c = parse_claim("即使使用量化后的7B模型，纯CPU推理仍可能达到每秒不到1个token的速度")
+    assert analyze_claim(c).verdict == "plausible"

@@ -534,7 +534,7 @@ __all__ = ["LAYER_SPLIT_ENGINES", "LAYER_SPLIT_MARGIN", "LOCAL_ENGINES", "MIN_BI
 
 #: "a 70B model", "7B Q4_0", "7b 模型": a parameter count standing for a model. An active-parameter
 #: tag ("30B-A3B") or mixture-of-experts words make a dense stand-in wrong, so none is taken then.
-_SIZE = re.compile(r"(?<![\w.])(?<!\d,)(\d{1,4}(?:\.\d+)?)\s?[bB](?![\w+])")
+_SIZE = re.compile(r"(?<![\w.])(?<!\d,)(\d{1,4}(?:\.\d+)?)\s?[bB](?![\w+])", re.A)  # ASCII word chars: "的7B模型" is 7B
 _MOE_WORDS = re.compile(r"\bmoe\b|mixture|混合专家|专家|\bexperts?\b|(?<![\w.])A\d+(?:\.\d+)?B\b", re.I)
 #: How far a stand-in's parameter count may be from the stated size.
 STAND_IN_TOLERANCE = 0.12

@@ -623,9 +623,7 @@ def _gpu_hits(t: str, gpus, systems, model_spans: list[tuple[int, int]], notes: 
             try:
                 g = find_gpu(words)
             except TokcheckError as err:
-                hint = str(err).split("did you mean", 1)[-1].strip(" ?") if "did you mean" in str(err) else ""
-                unknown.append({"kind": "gpu", "words": words, "suggestions": [s.strip() for s in hint.split(" or ") if s]})
-                notes.append(f"GPU {words!r} is not in the built-in catalog" + (f" — did you mean {hint}?" if hint else ""))
+                _note_unknown_gpu(words, err, notes, unknown)
                 unknown_gpu = (words, m.start(), m.end())
                 spans.append(m.span())
                 break
@@ -811,9 +809,9 @@ def _no_change_across_devices(figs: list, hits: list) -> None:
             a.before_change = False
 
 
-def _unknown_gpu_before(t: str, head_start: int, model_spans: list[tuple[int, int]]) -> tuple[str, int, int] | None:
+def _unknown_gpu_before(t: str, head_start: int, model_spans: list[tuple[int, int]]):
     """A GPU-shaped name the catalog does not know, written in the headline's sentence before it:
-    ``(words, start, end)``, else None."""
+    ``(words, start, end, the catalog's error)``, else None."""
     from tokcheck.core.catalog import find_gpu
 
     start = _clause_start(t, head_start, SENTENCE_END + "|[。！？]")
@@ -824,9 +822,16 @@ def _unknown_gpu_before(t: str, head_start: int, model_spans: list[tuple[int, in
             continue
         try:
             find_gpu(words)
-        except TokcheckError:
-            found = (words, m.start(), m.end())
+        except TokcheckError as err:
+            found = (words, m.start(), m.end(), err)
     return found
+
+
+def _note_unknown_gpu(words: str, err: TokcheckError, notes: list, unknown: list) -> None:
+    """Record ``words`` as a GPU the catalog does not know, with the nearest names from ``err``."""
+    hint = str(err).split("did you mean", 1)[-1].strip(" ?") if "did you mean" in str(err) else ""
+    unknown.append({"kind": "gpu", "words": words, "suggestions": [x.strip() for x in hint.split(" or ") if x]})
+    notes.append(f"GPU {words!r} is not in the built-in catalog" + (f" — did you mean {hint}?" if hint else ""))
 
 
 def _soc(name: str) -> bool:
@@ -943,21 +948,14 @@ def parse_claim(text: str) -> Claim:
         elif unknown_before:
             # "在苹果 A17 芯片上可实现 60 tokens/s …，在 RTX 3060 上达 180": the device named before
             # the headline is its own, though the catalog does not know it
-            words, s0, e0 = unknown_before
+            words, s0, e0, _err = unknown_before
             f["gpu"], src["gpu"] = words, words
             f.pop("gpu_count", None), f.pop("gpu_memory_gb", None)
             foot.pop("_singular", None)
             c = gpu_count_near(t, NameHit(words, s0, e0))
             if c:
                 f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], s0):max(c[2], e0)]
-            from tokcheck.core.catalog import find_gpu
-
-            try:
-                find_gpu(words)
-            except TokcheckError as err:
-                hint = str(err).split("did you mean", 1)[-1].strip(" ?") if "did you mean" in str(err) else ""
-                unknown.append({"kind": "gpu", "words": words, "suggestions": [x.strip() for x in hint.split(" or ") if x]})
-                notes.append(f"GPU {words!r} is not in the built-in catalog" + (f" — did you mean {hint}?" if hint else ""))
+            _note_unknown_gpu(words, unknown_before[3], notes, unknown)
     igpu = IGPU.search(t) if "gpu" not in f else None
     if igpu:
         # "a Ryzen 7 5800U drives a Radeon Vega 8 iGPU": the integrated GPU ran it, from system memory

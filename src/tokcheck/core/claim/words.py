@@ -278,7 +278,7 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
 
 _BENCH_TYPE = re.compile(r"(?<![a-z0-9])(q[2-8]_k)\s*-\s*(medium|small|large)\b", re.I)
 _WIDTH = ("INT8", "INT4", "INT3", "INT2")
-_AGAINST_BEFORE = re.compile(r"(?:相比|相较于?|对比|比起|较|compared\s+(?:with|to)|versus|vs\.?|than|over)\s*(?:the\s+|an?\s+)?$", re.I)
+_AGAINST_BEFORE = re.compile(r"(?:相比|相较于?|对比|比起|较|(?<![对相])比|compared\s+(?:with|to)|versus|vs\.?|than|over)\s*(?:the\s+|an?\s+)?$", re.I)
 # ("94.18% of BF16 quality": the format a quantization is measured against)
 _AGAINST_AFTER = re.compile(r"\s*(?:'s\s+)?(?:基线|baseline|quality\b|accuracy\b)", re.I)
 
@@ -563,7 +563,10 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
                 rf"prompt[\s_]eval[\s_]count\s*[:=]?\s*{_N}",
                 rf"{_N}[\s\-]*tokens?\s+(?:[a-z]+\s+)?(?:of\s+)?(?:inputs?|prompts?|documents?|context\s+of\s+input)\b",
                 rf"(?:prompt\s+eval\w*|evaluated|prompt\s+processing)\s+(?:over|of|on|at)\s+{_N}\s*tokens?",
-                rf"{_N}\s*长度(?:的)?(?:文本|输入|prompt)"]
+                rf"{_N}\s*长度(?:的)?(?:文本|输入|prompt)",
+                # "2048 tokens of pre-filled context", "Prefill seq 1024"
+                rf"{_N}[\s\-]*tokens?\s+of\s+pre-?fill(?:ed)?\s+(?:context|prompt)\b",
+                rf"\bprefill\s+seq(?:uence)?(?:[\s_\-]*len(?:gth)?)?\s*[:=]?\s*{_N}"]
         if prefill_headline:
             pats.append(r"\bpp\s*(?P<n>\d+)\b(?P<k>)")
         m = _nearest_match(pats, t, near)
@@ -587,6 +590,8 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             rf"{_N}\s*(?:output|输出)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
             rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:output|generation|generated|decode|decoding)\b",
             rf"{_N}\s*completion\s+tokens?",
+            rf"{_N}\s+max(?:imum)?\s+(?:new\s+)?tokens\b",  # "a 512-token prompt and 128 max tokens"
+            rf"\bdecode\s+seq(?:uence)?(?:[\s_\-]*len(?:gth)?)?\s*[:=]?\s*{_N}",
             rf"\bfor\s+(?:~|about\s+)?{_N}\s*(?:output\s+|new\s+|generated\s+)?tokens?\b(?!\s*(?:of\s+)?(?:prompt|input|context))",
             rf"{_N}[\s\-]*tokens?\s+(?:\w+\s+)?completions?\b",
             rf"{_N}\s*tokens?\s+in\s+\d+(?:\.\d+)?\s*(?:s|sec|secs|seconds?|秒)\b",
