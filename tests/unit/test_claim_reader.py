@@ -1414,3 +1414,26 @@ def test_lengths_written_as_settings_and_a_format_a_run_is_faster_than():
     assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (512, 128)
     c = parse_claim("Qwen-7B 在 RTX 4090 上延迟约 19ms/token；另外 Qwen-14B-Chat 在 Int4 精度下比 BF16 快约 17%。")
     assert c.fields.get("precision") != "BF16"
+
+
+def test_a_family_named_without_a_size_is_the_model_and_bounds_nothing():
+    from tokcheck.core.verdict import analyze_claim
+
+    c = parse_claim("Testing 100-token generations on a single H20 with SGLang, plain Qwen3 reached 200 TPS while the "
+                    "EAGLE3 draft setup only managed 130 TPS.")
+    assert c.fields["model"] == "Qwen3" and c.sources["model"] == "Qwen3"
+    a = analyze_claim(c)
+    assert a.verdict == "unknown" and "names a family" in a.explanations[0]
+    assert any("Qwen3-0.6B, Qwen3-1.7B" in n and "Qwen3-235B-A22B" in n for n in a.notes)
+    # a fuzzy lookup would take Llama 4 Scout for "Llama 4": a family is no one model
+    c = parse_claim("一份選型研究列出 TTFT:Groq + Llama 4 約 70ms、GPT-4o 約 300ms。")
+    assert c.fields["model"] == "Llama 4" and analyze_claim(c).verdict == "unknown"
+    assert parse_claim("a Mac Mini M4 Pro running a 'Qwen 2.5 model' at 38 tokens per second").fields["model"] == "Qwen 2.5"
+    # a family with its size is a model, and a named sibling (Qwen3-Coder) is not the bare family
+    assert parse_claim("Qwen3 8B runs at 40 tok/s on an RTX 4090").fields["model"] == "Qwen3-8B"
+    assert parse_claim("Qwen3-Coder at 80 tok/s on an RTX 3090").fields.get("model") != "Qwen3"
+    # a hosted tier of a family is a model the catalog does not know; GLM-5 is one model, no family
+    c = parse_claim("Qwen3.6 Plus on 8x Cambricon MLU590 with LMDeploy 0.6.0 (int8, TP=8) decoded at 380 tok/s")
+    assert c.fields["model"] == "Qwen3.6-Plus" and c.unknown_names[0]["words"] == "Qwen3.6-Plus"
+    from tokcheck.core.claim import is_model_family
+    assert [is_model_family(n) for n in ("Qwen3", "Llama 4", "GLM-5", "Phi-4", "Qwen3.6 Plus")] == [True, True, False, False, False]

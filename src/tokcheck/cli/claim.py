@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from tokcheck.core.catalog import find_gpu, find_model, model_from_config, resolve_model
-    from tokcheck.core.claim import apply_overrides, parse_claim
+    from tokcheck.core.claim import apply_overrides, is_model_family, parse_claim
     from tokcheck.errors import TokcheckError
     from tokcheck.core.precision import canonical_precision
     from tokcheck.core.roofline import WeightsOnly
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         claim.footprint["pipeline_parallel"] = args.pipeline_parallel
         claim.footprint["tensor_parallel"] = n // args.pipeline_parallel
         claim = apply_overrides(claim, gpu_count=n)
-    if model is None and claim.fields.get("model") and args.model is None:
+    if model is None and claim.fields.get("model") and args.model is None and not is_model_family(claim.fields["model"]):
         try:
             model = find_model(claim.fields["model"])
         except TokcheckError:

@@ -55,7 +55,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from tokcheck.core.architecture import ModelSpec, active_params, total_params
 from tokcheck.core.catalog import GIB, GpuSpec, find_gpu, find_model, gpu_from_bandwidth, gpus
-from tokcheck.core.claim import Claim
+from tokcheck.core.claim import Claim, is_model_family
 from tokcheck.core.claim.figures import SINGLE_REQUEST_CEILING_TOK_S
 from tokcheck.core.claim.words import engine_family
 from tokcheck.core.hostmem import HostMemory, find_host_memory
@@ -854,7 +854,10 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
 
     # --- the model
     unknown_model = None
-    if model is None and f.get("model"):
+    family = bool(f.get("model")) and is_model_family(f["model"])
+    if model is None and family:
+        unknown_model = f["model"]
+    elif model is None and f.get("model"):
         try:
             model = find_model(f["model"])
         except TokcheckError:
@@ -896,7 +899,10 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
             notes.insert(0, f"model: no model is named: judged by the stated weights alone ({fmt(stated)} GB read "
                             "per token; no KV cache, no fit check)")
     if model is None:
-        if unknown_model:
+        if family:
+            explanations.append(f"no model to bound: {unknown_model!r} names a family, not one model; give its size "
+                                "(--model), or pass --model-config config.json or --weights SIZE")
+        elif unknown_model:
             explanations.append(f"no model to bound: {unknown_model!r} is not in the built-in catalog; pass "
                                 "--model-config config.json or --weights SIZE (e.g. 120GB) to bound it")
         else:

@@ -515,6 +515,59 @@ def _family_and_size(t: str, head) -> "_ModelHit | None":
                      note=f"{fam.group(0)!r} with {size.group('size')}B by the figure read as {spec.name}")
 
 
+# A family written with its version and no size: "plain Qwen3 reached 200 TPS", "Groq + Llama 4"
+_BARE_FAMILY = re.compile(r"(?<![\w.\-/])(?P<fam>Qwen|Llama|Gemma|Phi|GLM|InternLM|Baichuan)(?P<sep>[\s\-]?)(?P<ver>\d+(?:\.\d+)?)"
+                          r"(?![\w.\-:/]|[\s\-_]*\d+(?:\.\d+)?\s*[bBmM]\b|\s*\(\s*\d)"
+                          r"(?P<tier>[\s\-](?:Plus|Max|Turbo|Flash)(?![\w.\-]))?")
+
+
+def _family_members(family: str) -> list[str]:
+    """Catalog models of ``family`` ("Qwen3" → Qwen3-0.6B … Qwen3-235B-A22B), without other
+    models that share its prefix (Qwen3-VL, Qwen3-Coder) or quantized releases (…-FP8)."""
+    from tokcheck.core.catalog import models
+
+    fam = re.escape(family).replace(r"\ ", r"[\s\-]?")
+    out = [m.name for m in models()
+           if re.match(rf"{fam}[\s\-](?:\d|Scout|Maverick)", m.name, re.I) and not re.search(r"FP8|FP4|\(", m.name)]
+    return out
+
+
+def is_model_family(name: str) -> bool:
+    """Whether a claim's model is a family written without a size ("Qwen3", "Llama 4"): no one
+    catalog model is it, however near a fuzzy lookup comes ("Llama 4" is not Llama 4 Scout)."""
+    from tokcheck.core.catalog import models
+    from tokcheck.core.names import key
+
+    whole = _BARE_FAMILY.fullmatch(str(name).strip())
+    if not whole or whole.group("tier"):
+        return False
+    k = key(name)  # "GLM-5" is one model, the catalog's own name for it
+    return not any(key(n) == k for m in models() for n in (m.name, *m.aliases))
+
+
+def _bare_family(t: str, head_start: int) -> tuple[str, str, str | None] | None:
+    """A family named without a size ("Qwen3", "Llama 4"), nearest before the headline else the
+    first after it: ``(name, words, note)``. The claim's model is then the family, which no one
+    bound fits: the note lists the sizes the catalog holds."""
+    fams = list(_BARE_FAMILY.finditer(t))
+    if not fams:
+        return None
+    before = [m for m in fams if m.start() < head_start]
+    m = before[-1] if before else fams[0]
+    name = f"{m.group('fam')}{m.group('sep') or ''}{m.group('ver')}"
+    if m.group("tier"):
+        # "Qwen3.6 Plus", "Qwen3-Max": a hosted model of the family, not the family
+        name = f"{name}-{m.group('tier').strip(' -')}"
+        return name, m.group(0), None
+    if not is_model_family(name):
+        return None
+    members = _family_members(name)
+    members.sort(key=lambda n: (_size_b(n) or 0.0, n))
+    listed = ", ".join(members) if members else "none of its sizes"
+    return name, m.group(0), (f"{name!r} names a family, not one model: its size decides the bound "
+                              f"(the catalog holds {listed})")
+
+
 # "running the 35B-A3B MoE": a mixture of experts named by its total and active sizes
 _SIZED_MOE = re.compile(r"(?<![\w.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB](?P<act>-A\d+(?:\.\d+)?[bB])\s*(?:MoE|models?|模型)?(?![\w.])")
 _SIZED_MODEL = re.compile(r"(?<![\w.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s*(?:参数|參數)?\s*的?\s*(?:模型|models?\b|版本?|version\b)", re.I)
@@ -1007,6 +1060,14 @@ def parse_claim(text: str) -> Claim:
         fam = _family_and_size(t, head)
         if fam is not None:
             mh = fam
+    if mh is None and "model" not in f:
+        bare = _bare_family(t, head.span[0])
+        if bare is not None:
+            f["model"], src["model"] = bare[0], bare[1]
+            if bare[2]:
+                notes.append(bare[2])
+            else:
+                _note_unknown_model(bare[0], notes, unknown)
     if mh is not None:
         f["model"], src["model"] = mh.name, mh.words
         if mh.version:
