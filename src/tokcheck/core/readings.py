@@ -586,14 +586,19 @@ def dense_stand_in(billions: float, name: str | None = None) -> ModelSpec | None
     ``billions`` (within 12 %): the architecture a model named only by its size is judged with —
     the bound depends on the bytes read per token, which the size and precision set. With
     ``name`` (the unknown model's name as written), a model of the same family ("Llama 9 8B" →
-    a Llama) within the tolerance comes before a nearer size of another family."""
-    from tokcheck.core.catalog import models
+    a Llama) within the tolerance comes before a nearer size of another family. A model whose
+    catalog file sets ``stand_in`` false is skipped: Falcon-7B (6.92 B) is nearest a bare 7 B, but
+    its single KV head of 64 would put an unknown 7 B model's KV cache at a sixteenth of Mistral
+    7B's (8 KV heads of 128)."""
+    from tokcheck.core.catalog import _entry_named, models
 
     kin = model_family(name or "")
     best = None
     for m in models():
         if m.is_moe or any(canonical_precision(v) not in ("BF16", "FP16", "FP32") for v in m.released_weights.values()):
             continue
+        if (_entry_named(m.name) or {}).get("stand_in") is False:
+            continue  # the catalog file says its shape is no stand-in (Falcon-7B: one KV head)
         d = abs(total_params(m) / 1e9 - billions) / billions
         other_family = not kin or model_family(m.name) != kin
         # equal sizes: the plainest name (a base model)

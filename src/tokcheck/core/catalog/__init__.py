@@ -259,12 +259,18 @@ MODEL_TYPE_DEFAULTS: dict[str, dict] = {
     "gemma3_text": {"vocab_size": 262_208, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
                     "sliding_window": 4096, "sliding_window_pattern": 6, "max_position_embeddings": 131_072,
                     "tie_word_embeddings": True},
+    # Falcon's files (and the first RefinedWeb ones) never write tie_word_embeddings: FalconConfig keeps
+    # PretrainedConfig's default (True) and FalconForCausalLM ties lm_head to the word embeddings
+    "falcon": {"tie_word_embeddings": True},
+    "RefinedWeb": {"tie_word_embeddings": True},
+    "RefinedWebModel": {"tie_word_embeddings": True},
 }
 
 
 #: Model types whose MLP is two matrices (up, down) with a plain GELU/ReLU, not a gated
 #: SwiGLU/GeGLU of three (transformers' OPT, GPT-2, GPT-NeoX, Falcon, BLOOM, Phi-1/2, GPT-J).
-_PLAIN_MLP_TYPES = ("opt", "gpt2", "gpt_neox", "falcon", "bloom", "phi", "gptj", "gpt_bigcode")
+_PLAIN_MLP_TYPES = ("opt", "gpt2", "gpt_neox", "falcon", "RefinedWeb", "RefinedWebModel", "bloom", "phi", "gptj",
+                    "gpt_bigcode")
 
 
 def _text_config(cfg: dict) -> dict:
@@ -306,6 +312,40 @@ def _get(cfg: dict, *keys, default=None):
     return default
 
 
+def _dbrx_flat(cfg: dict) -> dict:
+    """DBRX (transformers ``DbrxConfig``) names its sizes MosaicML's way and keeps attention and
+    MoE sizes one level down: ``n_layers``, ``n_heads``, ``max_seq_len``, ``attn_config.kv_n_heads``,
+    ``ffn_config.ffn_hidden_size`` (each expert's SwiGLU width), ``ffn_config.moe_num_experts`` /
+    ``moe_top_k``, ``ffn_config.ffn_act_fn.name``. The flat names are filled in where the file is
+    silent; nothing it states is changed."""
+    attn = cfg.get("attn_config") if isinstance(cfg.get("attn_config"), dict) else {}
+    ffn = cfg.get("ffn_config") if isinstance(cfg.get("ffn_config"), dict) else {}
+    act = ffn.get("ffn_act_fn") if isinstance(ffn.get("ffn_act_fn"), dict) else {}
+    flat = {"num_hidden_layers": cfg.get("n_layers"), "num_attention_heads": cfg.get("n_heads"),
+            "max_position_embeddings": cfg.get("max_seq_len"), "num_key_value_heads": attn.get("kv_n_heads"),
+            "rope_theta": attn.get("rope_theta"), "intermediate_size": ffn.get("ffn_hidden_size"),
+            "num_local_experts": ffn.get("moe_num_experts"), "num_experts_per_tok": ffn.get("moe_top_k"),
+            "hidden_act": act.get("name")}
+    out = dict(cfg)
+    for key, value in flat.items():
+        if out.get(key) is None and value is not None:
+            out[key] = value
+    return out
+
+
+def _falcon_kv_heads(cfg: dict, heads: int) -> int | None:
+    """Falcon's KV heads (transformers ``FalconConfig``): the new decoder architecture (Falcon-40B,
+    -180B) has ``num_kv_heads`` groups (``n_head_kv`` in the first RefinedWeb files); otherwise
+    ``multi_query`` (the class default) means one KV head (Falcon-7B, whose file still writes
+    ``num_kv_heads`` 71, which the model then ignores), and without it ``num_kv_heads`` holds.
+    None for other models."""
+    if str(cfg.get("model_type") or "").lower() not in ("falcon", "refinedweb", "refinedwebmodel"):
+        return None
+    if cfg.get("new_decoder_architecture") or str(cfg.get("model_type")).lower() == "refinedweb":
+        return int(_get(cfg, "num_kv_heads", "n_head_kv", default=heads))
+    return 1 if cfg.get("multi_query", True) else int(_get(cfg, "num_kv_heads", "n_head_kv", default=heads))
+
+
 def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = None) -> ModelSpec:
     """A :class:`ModelSpec` from a parsed ``config.json`` dict (see :mod:`tokcheck.core.architecture`).
 
@@ -313,6 +353,8 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
         TokcheckError: when a field the bound needs is missing or not a positive number.
     """
     cfg = _text_config(cfg)
+    if cfg.get("model_type") == "dbrx" or isinstance(cfg.get("ffn_config"), dict):
+        cfg = _dbrx_flat(cfg)
     cfg = {**MODEL_TYPE_DEFAULTS.get(str(cfg.get("model_type")), {}), **cfg}
     meta = dict(meta or {})
     mt = str(cfg.get("model_type") or "unknown")
@@ -330,7 +372,7 @@ def spec_from_hf_config(cfg: dict, name: str | None = None, meta: dict | None = 
     # padded_vocab_size, ffn_hidden_size (the SwiGLU width), kv_channels (the head width),
     # multi_query_group_num (KV heads, when multi_query_attention), seq_length (the context)
     groups = cfg.get("multi_query_group_num") if cfg.get("multi_query_attention") else None
-    kv_heads = int(_get(cfg, "num_key_value_heads", default=groups or heads))
+    kv_heads = _falcon_kv_heads(cfg, heads) or int(_get(cfg, "num_key_value_heads", default=groups or heads))
     head_dim = int(_get(cfg, "head_dim", "kv_channels", default=h // heads))
     inter = int(_get(cfg, "intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size", default=4 * h) or 0)
     if mt == "qwen":  # Qwen (1): intermediate_size counts both halves of its gated MLP (w1, w2)
