@@ -1428,7 +1428,8 @@ def test_a_family_named_without_a_size_is_the_model_and_bounds_nothing():
     assert any("Qwen3-0.6B, Qwen3-1.7B" in n and "Qwen3-235B-A22B" in n for n in a.notes)
     # a fuzzy lookup would take Llama 4 Scout for "Llama 4": a family is no one model
     c = parse_claim("一份選型研究列出 TTFT:Groq + Llama 4 約 70ms、GPT-4o 約 300ms。")
-    assert c.fields["model"] == "Llama 4" and analyze_claim(c).verdict == "unknown"
+    a = analyze_claim(c)
+    assert c.fields["model"] == "Llama 4" and a.model is None and [e["model"] for e in a.family] == ["Llama 4 Scout", "Llama 4 Maverick"]
     assert parse_claim("a Mac Mini M4 Pro running a 'Qwen 2.5 model' at 38 tokens per second").fields["model"] == "Qwen 2.5"
     # a family with its size is a model, and a named sibling (Qwen3-Coder) is not the bare family
     assert parse_claim("Qwen3 8B runs at 40 tok/s on an RTX 4090").fields["model"] == "Qwen3-8B"
@@ -1438,3 +1439,76 @@ def test_a_family_named_without_a_size_is_the_model_and_bounds_nothing():
     assert c.fields["model"] == "Qwen3.6-Plus" and c.unknown_names[0]["words"] == "Qwen3.6-Plus"
     from tokcheck.core.claim import is_model_family
     assert [is_model_family(n) for n in ("Qwen3", "Llama 4", "GLM-5", "Phi-4", "Qwen3.6 Plus")] == [True, True, False, False, False]
+
+
+def test_set_seventeen_units_and_figures():
+    c = parse_claim("Llama-8B decode on an RTX 5070 Ti went from 69.6 baseline tokens/sec to 185.2 optimized tokens/sec.")
+    assert [f.value for f in c.figures] == [69.6, 185.2] and c.fields["value"] == 185.2
+    c = parse_claim("Jetson AGX Thor 上 Llama 3.3 70B 启用推测解码后可获得每秒 88.62 个输出 token。")
+    assert (c.fields["value"], c.fields["unit"]) == (88.62, "tok/s")
+    c = parse_claim("EAGLE3 cut mean latency at BS=1 from 1.66s/req to 0.62s/req; at BS=8 from 1.78s/req to 1.10s/req.")
+    assert (c.fields["value"], c.fields["unit"], c.fields["metric"]) == (0.62, "s", "e2e_latency")
+    assert all(f.metric == "e2e_latency" for f in c.figures)
+    c = parse_claim("纯 CPU 运行,首响应时间控制在 1 秒以内,后续 token 生成速率稳定在每秒 15~20 个左右。")
+    assert (c.fields["value"], c.fields["metric"]) == ([15, 20], "generation_tok_s")
+    c = parse_claim("有人用一张 4090 运行 Llama3.1 405B,等了 30 分钟模型才吐出一个「The」,完整的回复花了整整 20 个小时。")
+    assert [(f.value, f.metric) for f in c.figures] == [(1800, "ttft"), (72000, "e2e_latency")]
+    c = parse_claim("On a 3rd Gen Xeon, IPEX.LLM 2.2 ran Llama2-7B in BF16 at batch size 1 with a 2nd token latency of "
+                    "0.090 s and a 1st token latency of 0.215 s.")
+    assert [(f.value, f.metric) for f in c.figures] == [(90, "tpot"), (0.215, "ttft")] and c.fields["engine"] == "ipex-llm"
+    # a stressed peak named before 每秒 wins over a plain figure before it
+    c = parse_claim("单个 DGX B200 系统可实现每用户每秒超 250 token,系统最高吞吐量突破每秒 3 万 token。")
+    assert c.fields["value"] == 30000
+
+
+def test_set_seventeen_changes_brackets_and_settings():
+    c = parse_claim("A sweep of gpt-oss on H100 at TP8 found throughput rising from 260.5 to 2,106.9 tok/s per GPU as "
+                    "concurrency went from 4 to 64.")
+    assert [f.value for f in c.figures] == [260.5, 2106.9]  # "from 4 to 64" is the concurrency's change
+    assert (c.fields["value"], c.headline.scope, c.fields["concurrency"]) == (2106.9, "gpu", 64)
+    # "。" before a Latin word still ends the sentence: the next one's batch is not this figure's
+    c = parse_claim("在 2x H100 上,batch size=1 时吞吐量从 69 tokens/s 提升至 110 tokens/s,加速比 1.59 倍。batch size=64 时仍有加速。")
+    assert (c.fields["value"], c.fields["concurrency"]) == (110, 1)
+    c = parse_claim("Qwen3.5-35B-A3B in FP8 on 1xH100 gives per-user decode speed ranging from 172.5 tok/s (Chatbot, single "
+                    "user) down to 13.2 tok/s (Agentic, 32 concurrent).")
+    assert (c.fields["value"], c.fields["concurrency"]) == (172.5, 1)
+    c = parse_claim("Llama-3.1-405B on 8x MI325X peaked at 15,944 tok/s (3,673 output tok/s, p99 latency 11.78s) at 500 "
+                    "concurrent requests.")
+    assert c.fields["concurrency"] == 500 and c.figures[1].scope == "aggregate"
+    c = parse_claim("TensorRT 10.2 on one H100 SXM5 gives 2,400 tokens/sec for Llama 3.1 8B FP8. Runs used batch sizes 1-32.")
+    assert c.fields["concurrency"] == 32
+    c = parse_claim("On 8xH20 vLLM serves DeepSeek-V3 (fp8, tensor_parallel_size 8, max_num_seqs 32) at about 53 tok/s.")
+    assert "concurrency" not in c.fields  # a cap on the server's batch, not the run's concurrency
+    c = parse_claim("On H100 *2 with vLLM, a ShareGPT run of 1000 prompts at request rate 12 gave 1122.60 output tok/s "
+                    "and 1260.72 input tok/s.")
+    assert (c.fields["metric"], c.headline.scope) == ("aggregate_throughput", "aggregate")
+
+
+def test_set_seventeen_names_and_precision():
+    assert parse_claim("SGLang serving DeepSeek-OCR at max concurrency 1 gave 625.26 tok/s").fields.get("model") is None
+    c = parse_claim("On 2x DGX Spark, Mia-AiLab/GLM-5.3-Flash-EXL3-4bpw gave ~12-13 tok/s single-stream generation")
+    assert c.fields.get("model") not in ("GLM-5",)
+    c = parse_claim("Serving Qwen/Qwen3.5-35B-A3B with vLLM (qwen3_next_mtp speculative decoding) gave 3341.89 output tok/s")
+    assert c.fields["model"] == "Qwen3.5-35B-A3B"
+    c = parse_claim("A chart claims Falcon (7B) reaches 22 tokens/sec with llama.cpp, where Llama-2 (7B) manages 0.7 tokens/sec.")
+    assert c.fields["model"] == "Falcon-7B"
+    c = parse_claim("结果显示 Tiny15M 模型每个 token 的处理速度为 223 毫秒,Lamini-T5-Flan-77M 则为 2.5 秒。")
+    assert c.fields["model"] == "Tiny15M"
+    c = parse_claim("ExLlamaV2 with turboderp_Llama-3.1-70B-Instruct-exl2_6.0bpw and an exl2_3.0bpw draft model gets 20.46 tokens/second")
+    assert c.fields["precision"] == "6.0bpw"
+    c = parse_claim("DeepSeek-V4-Flash-FP4-FP8-native.gguf with llama.cpp across an RTX PRO 6000 Blackwell and two RTX 4090s outputs 4t/s.")
+    assert c.fields["precision"] == "FP4"
+    c = parse_claim("在 DGX B200 上运行满血 DeepSeek-R1,系统吞吐量突破每秒 3 万 token。测试中 B200 采用 FP4 精度。")
+    assert c.fields["precision"] == "FP4"
+    c = parse_claim("文章宣称 Qwen2.5-0.5B-Instruct 在苹果 A17 芯片上可实现 60 tokens/s 的推理速度。")
+    assert (c.fields["gpu"], c.fields["gpu_count"]) == ("Apple A17", 1)
+
+
+def test_a_family_judged_at_every_size():
+    from tokcheck.core.verdict import analyze_claim
+
+    a = analyze_claim(parse_claim("A sweep of gpt-oss (FP4) on H100 with vLLM at TP8 found throughput rising from 260.5 "
+                                  "to 2,106.9 tok/s per GPU as concurrency went from 4 to 64."))
+    assert a.verdict == "plausible" and [e["model"] for e in a.family] == ["gpt-oss-20b", "gpt-oss-120b"]
+    a = analyze_claim(parse_claim("Testing on a single H20 with SGLang, plain Qwen3 reached 200 TPS."))
+    assert a.verdict == "unknown" and len({e["verdict"] for e in a.family}) > 1

@@ -164,6 +164,7 @@ class ClaimAnalysis:
     offload: dict | None = None
     consistency: list[dict] = field(default_factory=list)
     stand_in: list[dict] | None = None   # a model named only by its size: each figure's stand-in
+    family: list[dict] | None = None     # a family named without a size: each size's verdict
 
     def to_json(self) -> dict:
         c = self.claim
@@ -195,6 +196,7 @@ class ClaimAnalysis:
             "offload": self.offload,
             "consistency": list(self.consistency),
             "stand_in": self.stand_in,
+            "family": self.family,
         }
 
 
@@ -898,6 +900,10 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
             model = WeightsOnly(weights_bytes=stated * 1e9, name=f"the stated {fmt(stated)} GB of weights")
             notes.insert(0, f"model: no model is named: judged by the stated weights alone ({fmt(stated)} GB read "
                             "per token; no KV cache, no fit check)")
+    if model is None and family:
+        by_family = _by_family(claim, unknown_model, result, options)
+        if by_family is not None:
+            return by_family
     if model is None:
         if family:
             explanations.append(f"no model to bound: {unknown_model!r} names a family, not one model; give its size "
@@ -1185,6 +1191,38 @@ def _weights_of_size(billions: float, claim: Claim) -> WeightsOnly | None:
     return WeightsOnly(weights_bytes=billions * 1e9 * bpp, name=f"{fmt(billions)}B parameters × {bpp:g} bytes ({name})")
 
 
+def _by_family(claim: Claim, family: str, result: ClaimAnalysis, options: dict) -> ClaimAnalysis | None:
+    """A family named without a size ("plain Qwen3 reached 200 TPS on one H20"): the claim judged
+    at each size the catalog holds. Where every size gives the same verdict, that is the claim's
+    ("gpt-oss at 2,107 tok/s per GPU" fits both gpt-oss-20b and -120b); where they differ, the
+    size decides and the verdict is unknown; so it is where no device is named. None when the
+    catalog holds no size of it."""
+    from tokcheck.core.claim import family_members
+
+    members = family_members(family)
+    if not members:
+        return None
+    each = []
+    for name in members:
+        a = analyze_claim(claim, model=find_model(name), **options)
+        each.append({"model": name, "verdict": a.verdict, "why": a.explanations[0] if a.explanations else ""})
+    verdicts = {e["verdict"] for e in each}
+    result.family = each
+    lines = [f"{e['model']}: {e['verdict']}" + (f" — {e['why']}" if e["why"] else "") for e in each]
+    if result.gpu is None and options.get("bandwidth_bytes_per_s") is None:
+        # no size and no device: some setup reaches nearly any figure at some size, which says nothing
+        result.explanations[:] = [f"no one verdict: {family!r} names a family, not one model, and no device is "
+                                  "named; give the size (--model) and the GPU (--gpu) to judge it:"] + lines
+    elif len(verdicts) == 1 and verdicts != {"unknown"}:
+        result.verdict = each[0]["verdict"]
+        result.explanations[:] = [f"{family!r} names a family, not one model; every size the catalog holds gives "
+                                  f"{result.verdict}:"] + lines
+    else:
+        result.explanations[:] = [f"no one verdict: {family!r} names a family, not one model, and its sizes disagree; "
+                                  "give the size (--model) to judge it:"] + lines
+    return result
+
+
 def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAnalysis | None:
     """No catalog model, but the text names a size ("a 70B model", "7b", "'Qwen3.5 9B'"): each
     figure is judged with the catalog's dense model nearest its size (the size named nearest the
@@ -1221,7 +1259,8 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
                          ("speculative_decoding", fig.spec_decoding)):
             if val is not None:
                 fields[key] = val
-            elif not fig.headline:
+            elif not fig.headline and not (key == "concurrency" and claim.headline.concurrency is None):
+                # (a concurrency the whole text states — "Runs used batch sizes 1-32" — is every figure's)
                 fields.pop(key, None)
         sub = replace(claim, fields=fields, figures=figs)
         a = analyze_claim(sub, model=stand, **options)

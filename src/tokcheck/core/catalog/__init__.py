@@ -178,18 +178,41 @@ def find_model(name: str) -> ModelSpec:
     (:func:`names_size`): "DeepSeek-R1-Distill-Qwen-1.5B" is not DeepSeek R1, and
     "DeepSeek-Coder-33B" is not DeepSeek V3 (whose 37B active parameters no name of it states).
 
+    A tier word the matched model is not known by ("Flash", "Air", "Max") makes another model:
+    "GLM-5.3-Flash" is not GLM-5.
+
     Raises:
-        TokcheckError: unknown or ambiguous name, or a name whose size is not the matched model's
-            (one line, with the nearest names).
+        TokcheckError: unknown or ambiguous name, a name whose size is not the matched model's, or
+            a tier the model is not known by (one line, with the nearest names).
     """
     specs = models()
     spec = match_name("model", name, [(s.name, s.aliases, s) for s in specs])
+    known = " ".join((spec.name, *spec.aliases)).lower()
+    tier = next((w for w in _TIER.findall(name) if w.lower() not in known), None)
+    if tier:
+        # "GLM-5.3-Flash" is not GLM-5, nor "Qwen3-Max" a Qwen3: a tier of a line is another model;
+        # a minor version of a known tier is that tier ("DeepSeek-V4.1-Flash" has V4 Flash's shape)
+        major = re.sub(r"(?<=\d)\.\d+", "", name)
+        if major != name:
+            try:
+                found = find_model(major)
+                if tier.lower() in " ".join((found.name, *found.aliases)).lower():
+                    return found
+            except TokcheckError:
+                pass
+        near = difflib.get_close_matches(name, [s.name for s in specs], n=3, cutoff=0.4)
+        raise TokcheckError(f"unknown model {name!r} ({tier!r} names another model than {spec.name})"
+                            + (f" — did you mean {' or '.join(near)}?" if near else ""))
     size = _STATED_SIZE.search(name)
     if size and not names_size(spec, float(size.group(1)) * 1e9):
         near = difflib.get_close_matches(name, [s.name for s in specs], n=3, cutoff=0.4)
         raise TokcheckError(f"unknown model {name!r} (its size, {size.group(1)}B, is not {spec.name}'s)"
                             + (f" — did you mean {' or '.join(near)}?" if near else ""))
     return spec
+
+
+#: Tiers of a model line that are models of their own ("GLM-4.7-Flash", "Qwen3-Max", "GLM-4.5-Air").
+_TIER = re.compile(r"(?<![A-Za-z])(Flash|Air|Lite|Mini|Nano|Turbo|Plus|Max|Small|Tiny|Micro)(?![A-Za-z])", re.I)
 
 
 def names_size(spec: ModelSpec, params: float) -> bool:

@@ -183,7 +183,7 @@ _VERSION_TAIL = re.compile(r"[\s\-_]*(instruct[\-\s]?\d{4}|instruct|thinking|bas
 # Model families whose names are written as family + version ("Llama 3.1", "Qwen2.5")
 _FAMILY_NAMES = "Llama|Qwen|Gemma|Mistral|DeepSeek|Phi|Yi|GLM"
 # "Qwen2.5 (7B)": a family with its size in brackets
-_SIZE_IN_BRACKETS = re.compile(rf"(?<![\w.\-])(?P<fam>(?:{_FAMILY_NAMES})[\s\-]?\d+(?:\.\d+)?)\s*"
+_SIZE_IN_BRACKETS = re.compile(rf"(?<![\w.\-])(?P<fam>(?:{_FAMILY_NAMES})[\s\-]?\d+(?:\.\d+)?|Falcon|Mixtral|Vicuna|MPT|Granite|MiMo)\s*"
                                r"\(\s*(?P<size>\d+(?:\.\d+)?)\s*[bB]\s*\)", re.I)
 _BENCH_ARCH = re.compile(r"(?<![\w.\-])qwen(?P<v>\d)(?P<v2>\d)?(?:moe|next)?\s+(?P<size>\d+(?:\.\d+)?)\s*B"
                          r"(?:\.A(?P<act>\d+(?:\.\d+)?)B)?(?![\w])", re.I)
@@ -295,6 +295,13 @@ _YI_BEFORE = re.compile(r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*亿\s*(?:参数|參�
 _SIZE_AFTER = re.compile(r"^[\s\-_:]*(?P<size>\d+(?:\.\d+)?)\s*[bB](?![\w])")
 
 
+# A tier of a model line, which is another model: "GLM-5.3-Flash", "Qwen3-Max"
+_TIER = r"(?:Flash|Air|Lite|Mini|Nano|Turbo|Plus|Max|Small|Tiny|Micro)(?![A-Za-z])"
+# A tag glued after a catalog name that makes another model or a method of it
+_OTHER_MODEL_AFTER = re.compile(r"(?:[\-_]|\s(?=[A-Z]))(?:OCR|Coder|VL|Math|Prover|Janus|Vision|Embedding|Reranker|Guard|Audio|Omni|"
+                                r"mtp|eagle\d?|draft)(?![A-Za-z])", re.I)
+
+
 def _model_hits(t: str, models) -> list[_ModelHit]:
     """Every model the text names, in text order: Hugging Face ids and Ollama tags resolved
     through the catalog, catalog names and aliases, a family with its size written apart
@@ -314,6 +321,9 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
             spec = find_model(cand)
         except TokcheckError:
             continue
+        known = " ".join((spec.name, *spec.aliases)).lower()
+        if any(w.lower() not in known for w in re.findall(r"(?<![A-Za-z])" + _TIER, cand)):
+            continue  # "GLM-5.3-Flash" is no GLM-5: a tier of the line the model is not known by
         base = quantized_from(spec.name)
         if base and "/" in t[s:e]:
             # a quantized release is one publisher's: "amd/Llama-3.1-70B-Instruct-FP8-KV" is not
@@ -331,7 +341,25 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
         own_size = _size_b(h.name) if glued else None
         if glued and own_size and abs(own_size - float(glued.group(1))) > 0.25 * float(glued.group(1)):
             continue  # "DeepSeek-7B-Chat" is no DeepSeek V3 (671B) named by its bare family
+        tier = re.match(r"(?:\.\d+)?[\-_ ]?(" + _TIER + ")", t[h.end:h.end + 16], re.I)
+        own = next((m for m in models if m.name == h.name), None)
+        if tier and own and tier.group(1).lower() in " ".join((own.name, *own.aliases)).lower():
+            tier = None  # "DeepSeek-V4.1-Flash": a minor version of the tier the model is
+        if _OTHER_MODEL_AFTER.match(t, h.end) or tier:
+            # "DeepSeek-OCR" is no DeepSeek V3, "GLM-5.3-Flash" no GLM-5 (though GLM-5.1 has its
+            # shape), and "qwen3_next_mtp" is a speculative method's name: the name goes on
+            continue
         words = t[h.start:h.end]
+        more = re.match(r"[\-_][A-Za-z]*\d[\w.]*(?:[\-_][A-Za-z][\w.]*)*", t[h.end:])
+        if more:
+            # "DeepSeek-V4.1-Flash": the bare "DeepSeek" goes on into a longer name, which is its model
+            try:
+                longer = find_model(words + more.group(0))
+                if longer.name != h.name:
+                    h = type(h)(longer.name, h.start, h.end + more.end())
+                    words = t[h.start:h.end]
+            except TokcheckError:
+                pass
         hit = _ModelHit(h.name, h.start, h.end, words)
         # a size written apart from a family name: "7B 的 Deepseek-r1", "deepseek-r1 7b"
         size = _SIZE_BEFORE.search(t[max(0, h.start - 12):h.start]) or _SIZE_AFTER.match(t[h.end:h.end + 10])
@@ -446,6 +474,9 @@ def _is_draft(t: str, start: int, end: int) -> bool:
                 or re.search(r"\bdraft(?:\s+model)?\s*(?:[:=]|is|of)?\s*$", t[max(0, start - 20):start], re.I))
 
 
+_GLUED_NAME_MODEL = re.compile(r"(?<![\w.\-])[A-Z][A-Za-z]+\d+(?:\.\d+)?[MB](?=\s*(?:模型|models?\b))")
+
+
 def _unknown_near(t: str, hits: list, head_start: int, known) -> tuple[str, str] | None:
     """A model-shaped name the catalog does not know, written before the headline and nearer to
     it than any known model: ``(name, words)``, else None."""
@@ -455,6 +486,8 @@ def _unknown_near(t: str, hits: list, head_start: int, known) -> tuple[str, str]
     shaped = [(m.start("m"), m.end("m"), m.group("m").strip(), m.group("m")) for m in _MODEL_LIKE.finditer(t)]
     # "the 70B Nemotron model": a size before a capitalised name the catalog does not know
     shaped += [(m.start(), m.end(), f"{m.group('fam')}-{m.group('size')}B", m.group(0)) for m in _family_size_matches(t)]
+    # "Tiny15M 模型": a name with its size glued on, called a model
+    shaped += [(m.start(), m.end(), m.group(0), m.group(0)) for m in _GLUED_NAME_MODEL.finditer(t)]
     shaped += [(m.start(), m.end(), f"{m.group('name')}-{m.group('size')}B", m.group(0)) for m in _SIZE_THEN_NAME.finditer(t)
                if m.group("name")[0].isupper() and re.match(r"[\s\w.\-]{0,24}?\bmodel", t[m.end():m.end() + 32], re.I)]
     for s, e, name, words in sorted(shaped):
@@ -516,12 +549,13 @@ def _family_and_size(t: str, head) -> "_ModelHit | None":
 
 
 # A family written with its version and no size: "plain Qwen3 reached 200 TPS", "Groq + Llama 4"
-_BARE_FAMILY = re.compile(r"(?<![\w.\-/])(?P<fam>Qwen|Llama|Gemma|Phi|GLM|InternLM|Baichuan)(?P<sep>[\s\-]?)(?P<ver>\d+(?:\.\d+)?)"
+_BARE_FAMILY = re.compile(r"(?<![\w.\-/])(?:(?P<fam>Qwen|Llama|Gemma|Phi|GLM|InternLM|Baichuan|SmolLM)(?P<sep>[\s\-]?)(?P<ver>\d+(?:\.\d+)?)"
+                          r"|(?P<named>gpt-oss))"
                           r"(?![\w.\-:/]|[\s\-_]*\d+(?:\.\d+)?\s*[bBmM]\b|\s*\(\s*\d)"
                           r"(?P<tier>[\s\-](?:Plus|Max|Turbo|Flash)(?![\w.\-]))?")
 
 
-def _family_members(family: str) -> list[str]:
+def family_members(family: str) -> list[str]:
     """Catalog models of ``family`` ("Qwen3" → Qwen3-0.6B … Qwen3-235B-A22B), without other
     models that share its prefix (Qwen3-VL, Qwen3-Coder) or quantized releases (…-FP8)."""
     from tokcheck.core.catalog import models
@@ -529,7 +563,7 @@ def _family_members(family: str) -> list[str]:
     fam = re.escape(family).replace(r"\ ", r"[\s\-]?")
     out = [m.name for m in models()
            if re.match(rf"{fam}[\s\-](?:\d|Scout|Maverick)", m.name, re.I) and not re.search(r"FP8|FP4|\(", m.name)]
-    return out
+    return sorted(out, key=lambda n: (_size_b(n) or 0.0, n))
 
 
 def is_model_family(name: str) -> bool:
@@ -554,15 +588,14 @@ def _bare_family(t: str, head_start: int) -> tuple[str, str, str | None] | None:
         return None
     before = [m for m in fams if m.start() < head_start]
     m = before[-1] if before else fams[0]
-    name = f"{m.group('fam')}{m.group('sep') or ''}{m.group('ver')}"
+    name = m.group("named") or f"{m.group('fam')}{m.group('sep') or ''}{m.group('ver')}"
     if m.group("tier"):
         # "Qwen3.6 Plus", "Qwen3-Max": a hosted model of the family, not the family
         name = f"{name}-{m.group('tier').strip(' -')}"
         return name, m.group(0), None
     if not is_model_family(name):
         return None
-    members = _family_members(name)
-    members.sort(key=lambda n: (_size_b(n) or 0.0, n))
+    members = family_members(name)
     listed = ", ".join(members) if members else "none of its sizes"
     return name, m.group(0), (f"{name!r} names a family, not one model: its size decides the bound "
                               f"(the catalog holds {listed})")
@@ -880,6 +913,20 @@ def _unknown_gpu_before(t: str, head_start: int, model_spans: list[tuple[int, in
     return found
 
 
+def _unknown_gpu_fields(t: str, hit: NameHit, f: dict, src: dict) -> None:
+    """A device the catalog does not know, named for the headline: its words as the GPU (the
+    maker's Chinese name in Latin letters: "苹果 A17" is Apple's A17) and its count, counted as a
+    known GPU's is ("two RTX 2050s", "on an RTX 2050": one)."""
+    f["gpu"], src["gpu"] = re.sub(r"^苹果\s*", "Apple ", re.sub(r"^海光\s*", "Hygon ", hit.name)), hit.name
+    if "gpu_count" in f:
+        return
+    c = gpu_count_near(t, hit)
+    if c:
+        f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], hit.start):max(c[2], hit.end)]
+    elif not plural_after(t, hit):
+        f["gpu_count"], src["gpu_count"] = 1, f"one {hit.name} named, no count"
+
+
 def _note_unknown_gpu(words: str, err: TokcheckError, notes: list, unknown: list) -> None:
     """Record ``words`` as a GPU the catalog does not know, with the nearest names from ``err``."""
     hint = str(err).split("did you mean", 1)[-1].strip(" ?") if "did you mean" in str(err) else ""
@@ -1002,12 +1049,9 @@ def parse_claim(text: str) -> Claim:
             # "在苹果 A17 芯片上可实现 60 tokens/s …，在 RTX 3060 上达 180": the device named before
             # the headline is its own, though the catalog does not know it
             words, s0, e0, _err = unknown_before
-            f["gpu"], src["gpu"] = words, words
             f.pop("gpu_count", None), f.pop("gpu_memory_gb", None)
             foot.pop("_singular", None)
-            c = gpu_count_near(t, NameHit(words, s0, e0))
-            if c:
-                f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], s0):max(c[2], e0)]
+            _unknown_gpu_fields(t, NameHit(words, s0, e0), f, src)
             _note_unknown_gpu(words, unknown_before[3], notes, unknown)
     igpu = IGPU.search(t) if "gpu" not in f else None
     if igpu:
@@ -1017,10 +1061,8 @@ def parse_claim(text: str) -> Claim:
         src.setdefault("gpu_count", "one integrated GPU")
         notes.append(f"{igpu.group(0)!r} is an integrated GPU: it reads the system's memory")
     if "gpu" not in f and unknown_gpu and not re.search(re.escape(unknown_gpu[0]) + r"[\w\-]*\s+cpus?\b", t, re.I):
-        f["gpu"], src["gpu"] = unknown_gpu[0], unknown_gpu[0]  # "an AmpereOne A192-32X CPU" names a CPU
-        c = gpu_count_near(t, NameHit(unknown_gpu[0], unknown_gpu[1], unknown_gpu[2]))
-        if c and "gpu_count" not in f:  # "on an RTX 2050", "two RTX 2050s": counted as a known GPU is
-            f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], unknown_gpu[1]):max(c[2], unknown_gpu[2])]
+        # ("an AmpereOne A192-32X CPU" names a CPU)
+        _unknown_gpu_fields(t, NameHit(*unknown_gpu), f, src)
     if f.get("gpu") and _soc(f["gpu"]):
         # "On a Radxa ROCK 5B (RK3588), CPU-only Ollama answered at ~0.21 tokens/second": the board's
         # CPU cores ran it, not its GPU or NPU

@@ -41,7 +41,8 @@ SCOPES = ("request", "user", "aggregate", "gpu", "node")
 
 _GAP_WORDS = (r"output|total|generated|generation|generating|decode|decoding|prompt|input|prefill|aggregate|"
               r"narrative|code|coding|chat|creative|reasoning|math|"
-              r"average|avg|mean|peak|sustained|completion|response|new|gen|text|eval|tg|pp|个|輸出|输出|生成")
+              r"average|avg|mean|median|peak|sustained|completion|response|new|gen|text|eval|tg|pp|"
+              r"baseline|optimi[sz]ed|measured|effective|个|輸出|输出|生成")
 _TOK_UNIT = (r"(?:tok(?:en)?s?|tk|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|seconds?|秒)(?![a-z])"
              r"|tokens?\s+(?:per|a|each|every)\s+sec(?:onds?)?(?![a-z])"
              r"|tps(?![a-z])|tgs(?![a-z])|tks(?![a-z])|tok/sec|tokens?-per-sec(?:ond)?(?![a-z])|(?:tokens?|tok|令牌|词元|字词)\s*每秒"
@@ -49,8 +50,10 @@ _TOK_UNIT = (r"(?:tok(?:en)?s?|tk|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|seconds?|�
 _MS_PER_TOK = r"(?:ms|毫秒)\s*(?:/|per\s+|每\s*)\s*(?:(?:output|generated|new|decoded)\s+)?(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
 _S_PER_TOK = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:(?:output|generated|new|decoded)\s+)?(?:个\s*)?(?:tok(?:en)?|令牌)(?![a-z])"
 _S_PER_1K = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:1k|1000|1,000|千|一千)\s*(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
-_MS = r"(?:ms|msec|milliseconds?|毫秒)(?![a-z/])"
-_SEC = r"(?:s|sec|secs|seconds?|秒)(?![a-z/])"
+# "0.62s/req": a whole request's time, read as a latency in s or ms
+_PER_REQ = r"(?:\s*/\s*req(?:uest)?(?![a-z]))?"
+_MS = r"(?:ms|msec|milliseconds?|毫秒)" + _PER_REQ + r"(?![a-z/])"
+_SEC = r"(?:s|sec|secs|seconds?|秒)" + _PER_REQ + r"(?![a-z/])"
 
 _NUM_BODY = (rf"(?P<num>{NUMBER})(?:\s*(?:~|-|to|至|到)\s*(?P<num2>{NUMBER}))?"
              rf"(?:\s*(?P<mult>{MULTIPLIER})(?![a-z]))?\s*(?P<post>\+|多|余)?")
@@ -62,9 +65,12 @@ _FIGURE = re.compile(
 )
 # "每秒生成 30 个 token", "每秒约 1.5 万 tokens": the rate written before the number.
 _FIGURE_CN = re.compile(
-    r"每秒(?:钟)?\s*(?P<most>最多|最高|最快)?\s*(?:平均|持续|稳定)?\s*(?:能|可以?|可)?\s*(?:生成|输出|吐出|产生|处理|解码)?\s*(?:约|大约|近|超过|高达|不到|不足|少于|低于)?\s*"
+    r"每秒(?:钟)?\s*(?P<most>最多|最高|最快)?\s*(?:平均|持续|稳定)?\s*(?:能|可以?|可)?\s*(?:生成|输出|吐出|产生|处理|解码)?\s*(?:约|大约|近|超过|超|高达|不到|不足|少于|低于)?\s*"
     rf"(?P<num>{NUMBER})(?:\s*(?:-|~|至|到)\s*(?P<num2>{NUMBER}))?(?:\s*(?P<mult>千|万|k))?\s*(?P<post>多)?\s*(?:个)?\s*"
-    r"(?:tokens?|tok|令牌|词元|字词)", re.I)
+    r"(?:(?:输出|生成)的?\s*)?(?:tokens?|tok|令牌|词元|字词)"
+    # "token 生成速率稳定在每秒 15~20 个左右": the token named before, the count after 每秒
+    rf"|(?<=[^，,。；;]{{0}})(?:tokens?|令牌|词元)\s*(?:的)?\s*(?:生成|输出|解码)?\s*(?:速率|速度)[^，,。；;]{{0,8}}?每秒(?:钟)?\s*(?:约|大约|近|超过|超|高达)?\s*"
+    rf"(?P<num_b>{NUMBER})(?:\s*(?:-|~|至|到)\s*(?P<num2_b>{NUMBER}))?\s*个(?!\s*(?:tokens?|tok|令牌|词元|字))", re.I)
 
 # "被问到每秒多少 token 时回答：… 都在 53 上下": a number answering a question about the rate
 _ASKED_RATE = re.compile(rf"(?:每秒(?:能)?(?:输出|生成|跑)?多少\s*(?:个)?\s*tokens?|多少\s*tokens?\s*/\s*s|how\s+many\s+tok(?:en)?s?\s+(?:per|a)\s+sec\w*)"
@@ -78,8 +84,8 @@ _SPEED_TOKENS_MORE = re.compile(rf"(?:^|时|，|,|、)\s*(?P<num>{NUMBER})\s*(?:
 _LATENCY_WORDS = re.compile(
     r"ttft|time[\s\-]to[\s\-]first[\s\-](?:token|byte)|first[\s\-]token|首\s*(?:个\s*)?(?:token|字|词|包)|"
     r"latency|延迟|时延|响应时间|tpot|\bitl\b|\btbt\b|inter[\s\-]token|time\s+per\s+(?:output\s+)?token|per\s+token|"
-    r"每\s*个?\s*token|takes?|took|需要|要|耗时|用时|花了|花费|用了|(?:推理|生成|响应)时间|prefill\w*|预填充|"
-    r"返回[^，,。；;]{0,12}回答|完整(?:返回|回答|响应)|"
+    r"每\s*个?\s*token|takes?|took|需要|要|耗时|用时|花了|花费|用了|等了|waited|(?:推理|生成|响应)时间|prefill\w*|预填充|"
+    r"返回[^，,。；;]{0,12}回答|完整(?:返回|回答|响应)|完整的?回复|"
     r"process(?:es|ing)?\s+(?:the\s+)?prompts?", re.I)
 
 # "单请求吞吐量", "single-request throughput": one stream's speed, though the word is throughput's
@@ -128,7 +134,7 @@ _KEYWORD_RX = {kind: [(value, re.compile(rx, re.I | re.A)) for value, rx in rule
 _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"(?<![\d.])(?P<n>\d+)\s*(?:concurrent|parallel|simultaneous)\s*(?:requests?|users?|streams?|sequences?|sessions?|clients?)?",
     r"\b(?:at\s+)?(?P<n>one)\s+concurrent\s+(?:request|user|stream|sequence)",
-    r"(?:concurrency|并发(?:数|量)?|并行数|batch[\s_\-]?size|批处理(?:大小)?|批大小|\bbs|max[\s_\-]num[\s_\-]seqs|--parallel|-np)\s*"
+    r"(?:concurrency|并发(?:数|量)?|并行数|batch[\s_\-]?sizes?|批处理(?:大小)?|批大小|\bbs|max[\s_\-]num[\s_\-]seqs|--parallel|-np)\s*"
     r"(?:of|=|:|为|是|设为|设置为)?\s*(?P<n>" + INTEGER + r")(?!\d|[.,]\d)",
     r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*(?:高)?\s*并发",
     r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
@@ -148,6 +154,8 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     # "48.9 tok/s single-stream (C1) and 242.0 tok/s at C8"
     r"(?:\bat\s+|\()c(?P<n>\d{1,4})\b(?!\s*-)",
     r"\bc(?P<n>\d{1,4})\s+(?:profile|run|setting|config(?:uration)?|results?)\b",  # "the nvfp4 C8 profile"
+    # "as concurrency went from 4 to 64": the setting at the change's end
+    r"(?:concurrency|batch[\s_\-]?size)\s+(?:\w+\s+)?from\s+\d+\s+(?:up\s+)?to\s+(?P<n>\d+)(?!\d|\.\d)",
     # "concurrency lowered to 32", "并发降到 32": the run's setting after a change
     r"(?:concurrency|并发(?:数|量)?)\s*(?:(?:was|is)\s+)?(?:lowered|raised|reduced|increased|cut|set|降|升|提高|提升|增加|减少|调|设)"
     r"\s*(?:到|至|为|to)\s*(?P<n>\d+)(?![\d.])",
@@ -197,6 +205,10 @@ _LIST_BEFORE = re.compile(rf"(?P<lead>分别(?:为|是)?\s*)?(?<![\d.,])(?P<list
 _FROM_TO = re.compile(rf"(?:\bfrom|从|由)\s*(?:~|about\s+|约)?(?<![\d.])(?P<a>{NUMBER})(?P<ua>\s*(?:ms|s|秒|tok/s(?:ec)?|tokens?/s|t/s)(?![a-z]))?"
                       rf"\s*(?:\bto\b|(?:降|升|提升|提高|增加|减少|缩短)?(?:到|至))\s*(?:~|about\s+|约)?"
                       rf"(?P<b>{NUMBER})(?![\d.,]?\d)(?P<ub>\s*(?:ms|s|秒|tok/s(?:ec)?|tokens?/s|t/s)(?![a-z]))?", re.I)
+# A setting named just before "from X to Y": "as concurrency went from 4 to 64", "并发从 4 到 64"
+_SETTING_CHANGED = re.compile(r"(?:concurren\w*|batch(?:[\s_\-]?size)?|\bbs|users?|requests?|context(?:\s+length)?|prompts?|"
+                              r"sequences?|threads?|layers?|GPUs?|cards?|nodes?|并发数?|批大小|批次|上下文|线程|卡数)"
+                              r"\W{0,3}(?:[a-z]+\s+){0,2}$", re.I)
 _UNIT_AGAIN = {"tok/s": r"tok/s(?:ec)?|tokens?/s|t/s", "s": r"s|秒", "ms": r"ms", "ms/tok": r"ms|s|秒"}
 _CONTRAST = re.compile(r"\bbut\b|\bwhile\b(?!\s+(?:keeping|maintaining|staying|holding|sustaining|meeting))|\bwhereas\b|\bversus\b|\bvs\.?|\bhowever\b|;|但是?|而|然而|相比之下|并称|并表示|并指出|此外|另外", re.I)
 # Words that set two results against each other (theirs vs mine), which is not a change of one.
@@ -295,7 +307,7 @@ def _qualifier(t: str, start: int, end: int, post: str | None) -> str | None:
 
 
 # A latency in minutes: "两分半" (two and a half minutes), "3 分钟", "2.5 minutes"
-_MINUTES = re.compile(rf"(?<![\d.])(?P<n>\d+(?:\.\d+)?|{CN_COUNT})\s*(?:分钟|分(?=半)|minutes?\b|mins?\b)(?P<half>半)?", re.I)
+_MINUTES = re.compile(rf"(?<![\d.])(?P<n>\d+(?:\.\d+)?|{CN_COUNT})\s*(?:个\s*)?(?:分钟|分(?=半)|minutes?\b|mins?\b|(?P<hour>小时|钟头|hours?\b|hrs?\b))(?P<half>半)?", re.I)
 
 
 def _raw_figures(t: str, masked: str) -> list[Figure]:
@@ -334,8 +346,8 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         span = (m.start(), m.end())
         if unit in ("ms", "s"):
             around = t[max(0, span[0] - 48):span[0]] + " " + t[span[1]:span[1] + 24]
-            if not _LATENCY_WORDS.search(around):
-                continue
+            if not _LATENCY_WORDS.search(around) and not re.search(r"/\s*req", m.group(0), re.I):
+                continue  # "0.62s/req" is a request's time by its unit
         fig = Figure(value=value, unit=unit, span=span, words=t[span[0]:span[1]],
                      qualifier=_qualifier(t, m.start(), m.end("num2") if m.group("num2") else m.end("num"),
                                           m.group("post")))
@@ -353,7 +365,7 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         mins = float(n) if re.fullmatch(r"\d+(?:\.\d+)?", n) else count_value(n)
         if not mins:
             continue
-        found.append(Figure(value=(mins + (0.5 if m.group("half") else 0)) * 60, unit="s", span=span,
+        found.append(Figure(value=(mins + (0.5 if m.group("half") else 0)) * (3600 if m.group("hour") else 60), unit="s", span=span,
                             words=t[span[0]:span[1]]))
     if not found:
         for m in _ASKED_RATE.finditer(masked):
@@ -379,11 +391,18 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         span = (m.start(), m.end())
         if any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
             continue
-        lo = to_float(m.group("num"), m.group("mult"))
-        hi = to_float(m.group("num2"), m.group("mult")) if m.group("num2") else None
+        if m.group("num_b"):
+            lo = to_float(m.group("num_b"))
+            hi = to_float(m.group("num2_b")) if m.group("num2_b") else None
+            span = (m.start("num_b"), m.end())
+        else:
+            lo = to_float(m.group("num"), m.group("mult"))
+            hi = to_float(m.group("num2"), m.group("mult")) if m.group("num2") else None
+        # "系统最高吞吐量突破每秒 3 万 token": the peak named before 每秒 stresses the figure too
+        peak = re.search(r"(?:最高|最大|峰值)[^，,。；;]{0,8}$", masked[max(0, m.start() - 12):m.start()])
         fig = Figure(value=(lo, hi) if hi and hi > lo else lo, unit="tok/s", span=span, words=t[span[0]:span[1]],
-                     qualifier="up_to" if m.group("most") else "over" if m.group("post") else None)
-        verb = re.search(r"生成|输出|吐出|解码", m.group(0))
+                     qualifier="up_to" if m.group("most") or peak else "over" if m.group("post") else None)
+        verb = re.search(r"生成|输出|吐出|解码", m.group(0))  # (for the token-first form, in the words before)
         if verb:  # "每秒生成 122 tokens": the verb inside the figure names its metric
             fig.why["gap"] = verb.group(0)
         found.append(fig)
@@ -454,6 +473,8 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         end = next((b.start() for b in _BOUNDARY.finditer(masked, fig.span[1])), len(masked))
         unit_rx = _UNIT_AGAIN.get(fig.unit)
         for m in _FROM_TO.finditer(masked, fig.span[1], end):
+            if _SETTING_CHANGED.search(masked[max(0, m.start() - 40):m.start()]):
+                continue  # "… as concurrency went from 4 to 64": a setting's change, not a speed's
             spans = [m.span("a"), m.span("b")]
             if any(f.span[0] <= s0 < f.span[1] for s0, _ in spans for f in found):
                 continue
@@ -552,17 +573,23 @@ def _cuts(between: str, side: str) -> list[int]:
     return [getattr(m, side)() for m in (strong or found)]
 
 
+_OWN_BRACKETS = re.compile(r"\s*\([^()]{1,80}\)")
+
+
 def _windows(t: str, figs: list[Figure]) -> list[tuple[int, int, int, int]]:
     """For each figure: (left_start, left_end, right_start, right_end) character ranges."""
     out = []
     bounds = [m.end() for m in _BOUNDARY.finditer(t)]
+    # "172.5 tok/s (Chatbot, single user) down to 13.2 tok/s (…, 32 concurrent)": brackets right
+    # after a figure hold its own setting
+    paren = [m.end() if (m := _OWN_BRACKETS.match(t, f.span[1])) else f.span[1] for f in figs]
     for i, f in enumerate(figs):
         s, e = f.span
         sent_start = max([b for b in bounds if b <= s], default=0)
         sent_end = min([b for b in bounds if b > e], default=len(t))
         left_start = max([sent_start, s - 80] + [m.end() for m in _CONTRAST.finditer(t, max(sent_start, s - 80), s)])
         if i > 0 and figs[i - 1].span[1] > left_start:
-            prev_end = figs[i - 1].span[1]
+            prev_end = paren[i - 1] if paren[i - 1] <= s else figs[i - 1].span[1]
             between = t[prev_end:s]
             cut = _cuts(between, "end")
             left_start = prev_end + (cut[-1] if cut else 0)
@@ -573,9 +600,10 @@ def _windows(t: str, figs: list[Figure]) -> list[tuple[int, int, int, int]]:
         right_end = min([sent_end, e + 80] + contrast + timed)
         if i + 1 < len(figs) and figs[i + 1].span[0] < right_end:
             nxt = figs[i + 1].span[0]
-            between = t[e:nxt]
+            own = paren[i] if paren[i] <= nxt else e
+            between = t[own:nxt]
             cut = _cuts(between, "start")
-            right_end = e + (cut[-1] if cut else len(between))
+            right_end = own + (cut[-1] if cut else len(between))
         out.append((left_start, s, e, right_end))
     return out
 
@@ -621,7 +649,7 @@ _CAPACITY = re.compile(r"(?:可开|可以开|可支持|能开|能支持|最多�
 
 
 # The high end of a range of concurrencies: "1-4", "1 to 64", "1~32"
-_RANGE_TOP = re.compile(rf"\s*{RANGE_JOIN}\s*(?P<hi>\d+)(?![\d.])(?!\s*(?:tok|token|t/s|ms|s\b|秒|%|gb))", re.I)
+_RANGE_TOP = re.compile(rf"\s*{RANGE_JOIN}\s*(?P<hi>\d+)(?!\d|\.\d)(?!\s*(?:tok|token|t/s|ms|s\b|秒|%|gb))", re.I)
 
 
 def concurrency_mentions(t: str, exclude: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
@@ -642,6 +670,8 @@ def concurrency_mentions(t: str, exclude: list[tuple[int, int]]) -> list[tuple[i
                 n, e = int(top.group("hi")), top.end()
             if _CAPACITY.search(t[max(0, m.start() - 24):m.start()]):
                 continue  # "可开 4 路并发", "suggesting a batch size of 20": advice, not the run's
+            if n > 1 and re.match(r"max[\s_\-]num[\s_\-]seqs", m.group(0), re.I):
+                continue  # "max_num_seqs 32" caps the server's batch; only a cap of 1 says one request
             if n > 0 and not any(o[1] <= s < o[2] for o in out):
                 out.append((n, m.start(), max(m.end(), e)))
     return sorted(out, key=lambda o: o[1])
@@ -704,10 +734,11 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             f.metric = "tpot"
         elif f.unit in ("ms", "s"):
             around = t[win[0]:f.span[0]] + " " + t[f.span[1]:win[3]]
-            f.metric = ("tpot" if re.search(r"tpot|\bitl\b|\btbt\b|inter[\s\-]token|time\s+between\s+tokens|per\s+(?:output\s+)?token|token\s*间|每\s*个?\s*token", around, re.I)
-                        else "ttft" if re.search(r"ttft|first|首", around, re.I)
+            f.metric = ("e2e_latency" if re.search(r"/\s*req", f.words, re.I)
+                        else "tpot" if re.search(r"tpot|\bitl\b|\btbt\b|inter[\s\-]token|(?:2nd|second|next)[\s\-]token\s+latency|time\s+between\s+tokens|per\s+(?:output\s+)?token|token\s*间|每\s*个?\s*token", around, re.I)
+                        else "ttft" if re.search(r"ttft|first|\b1st\b|首|吐出(?:第)?一个", around, re.I)
                         else "ttft" if re.search(r"prefill\w*|预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", around, re.I)
-                        else "e2e_latency" if re.search(r"e2e|end[\s\-]to[\s\-]end|整句|总时延|整体时延|request\s+latency|完整响应|返回[^，,。；]{0,12}回答|完整(?:返回|回答)|"
+                        else "e2e_latency" if re.search(r"e2e|end[\s\-]to[\s\-]end|整句|总时延|整体时延|request\s+latency|完整响应|完整的?回复|返回[^，,。；]{0,12}回答|完整(?:返回|回答)|"
                                                         r"takes?|took|需要|要|耗时|用时|花了|花费|用了|(?:推理|生成|响应)时间|"
                                                         r"\blatency|延迟|时延", around, re.I)
                         else None)
@@ -760,6 +791,20 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
                 and not _SET_AGAINST.search(between):
             # "只能达到 6-7 token/s，而 readme 里 … 就能到 8 token/s" sets two results side by side
             f.before_change = True
+    for f in figs:
+        # "peaked at 15,944 tok/s (3,673 output tok/s, p99 latency 11.78s) at 500 concurrent
+        # requests": the setting after a figure's own brackets is that figure's
+        br = _OWN_BRACKETS.match(t, f.span[1])
+        if f.concurrency is None and br and any(br.start() < g.span[0] < br.end() for g in figs):
+            c = next((c for c in conc if c[1] >= br.end() and re.fullmatch(r"\s*(?:,\s*)?(?:at|with|under|@|for)?\s*", t[br.end():c[1]], re.I)), None)
+            if c:
+                f.concurrency, f.why["concurrency"] = c[0], t[c[1]:c[2]]
+                for g in figs:
+                    if br.start() < g.span[0] < br.end() and g.concurrency is None and g.is_rate:
+                        # the figures inside the brackets were read at it too ("3,673 output tok/s")
+                        g.concurrency, g.why["concurrency"] = c[0], f.why["concurrency"]
+                        if c[0] > 1 and g.scope is None and g.metric in ("generation_tok_s", None):
+                            g.metric, g.scope = "aggregate_throughput", "aggregate"
     for a, b in zip(figs, figs[1:]):
         if not a.before_change and a.unit == b.unit and _SWITCH.search(t[a.span[1]:b.span[0]]) \
                 and not _BOUNDARY.search(t[a.span[1]:b.span[0]].replace(";", ",")):
@@ -802,6 +847,11 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             re.fullmatch(r"\s*(?:,|and|or|vs\.?|versus|/|和|与|或)\s*", between, re.I)
             or (f.metric is None and prev.metric is not None and re.search(r"(?:\band|,|和)\s*$", between)
                 and not re.search(r"[.;。；]", between)))
+        if prev.before_change and len(between) <= 16 and not re.search(r"[,;.]", between) \
+                and f.scope in ("gpu", "node", "user") and prev.scope in (None, "aggregate"):
+            # "throughput rising from 260.5 to 2,106.9 tok/s per GPU": the words after the change
+            # name what both of its ends measure
+            prev.scope, prev.why["scope"] = f.scope, f.why.get("scope", "")
         if prev.before_change or parallel:  # "from X to Y", "X vs. Y": the same quantity
             if prev.metric == "tpot" and f.metric is None and f.unit == "ms":
                 f.unit = "ms/tok"
@@ -831,7 +881,14 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             # "a BS=1 output throughput of 138 token/s": the throughput of one request in flight is
             # that request's (the metric stays as the words name it)
             f.scope = "request"
+    served = re.search(r"request[\s\-_]rate|\bqps\b|num[\s\-_]prompts|\b\d+\s+prompts\b", t, re.I)
     for f in figs:
+        if f.metric == "generation_tok_s" and f.scope is None and served \
+                and re.fullmatch(r"output|输出", str(f.why.get("metric") or f.why.get("gap") or ""), re.I):
+            # "1000 prompts at request rate 12 gave 1122.60 output tok/s": a serving benchmark's
+            # output rate is the total over the requests it kept in flight
+            f.metric, f.scope = "aggregate_throughput", "aggregate"
+            f.why["scope"] = f"inferred: a serving benchmark ({served.group(0)}) reports totals"
         if f.metric == "generation_tok_s" and f.scope is None and f.high >= SINGLE_REQUEST_CEILING_TOK_S \
                 and re.fullmatch(r"output|输出", str(f.why.get("metric") or f.why.get("gap") or ""), re.I):
             # "7404.72 output tok/s": "output" alone names no scope, and no single request runs

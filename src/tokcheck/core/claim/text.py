@@ -66,5 +66,6 @@ def normalise(text: str) -> str:
 
 #: Where a sentence or clause ends in normalised text: ";", "!", "?", a line break, or a full stop
 #: that is not a decimal point — followed by a space, the end, or a Chinese character
-#: (normalise turns "。" into "." with no space after it).
-SENTENCE_END = r"[;!?\n]|\.(?!\d)(?=\s|$|[\u3400-\u9fff])"
+#: (normalise turns "。" into "." with no space after it), or written after a Chinese character
+#: ("加速比 1.59 倍。batch size=64 时…": a "。" before a Latin word).
+SENTENCE_END = r"[;!?\n]|\.(?!\d)(?=\s|$|[\u3400-\u9fff])|(?<=[\u3400-\u9fff])\.(?=[A-Za-z])"

@@ -222,7 +222,7 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
             mentions.append((f"Q{m.group(1)}_0", m.start(), m.end()))
             gguf.append(mentions[-1])
     own_bpw = set()
-    for m in re.finditer(r"(?<![\w.])(\d(?:\.\d+)?)\s*(?:bpw\b|bits?[\s\-]per[\s\-]weight\b)", t, re.I):
+    for m in re.finditer(r"(?<![A-Za-z0-9.])(\d(?:\.\d+)?)\s*(?:bpw\b|bits?[\s\-]per[\s\-]weight\b)", t, re.I):
         if re.search(r"(?:i?q\d(?:_[0-9a-z]+)+)[\-_]$", t[max(0, m.start() - 12):m.start()], re.I):
             own_bpw.add(float(m.group(1)))
             continue  # "Q3_K_S-2.70bpw": the GGUF type's own size, the type is the format
@@ -248,8 +248,9 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
         # — unless the words name a width themselves: "20.2 TPS in W16A16, ~35.5 in W8A16" is 16-bit
         typed = [h for h in mentions if h[0] != "full"]
         alt = _pick(typed, near, figures, t, chains)
-        if alt is not None and not re.search(r"16", t[pick[1]:pick[2]]) and not any(
-                min(alt[2], pick[2]) <= f[0] < max(alt[1], pick[1]) for f in figures or ()):
+        if alt is not None and not re.search(r"16", t[pick[1]:pick[2]]) and (t[pick[1]:pick[2]] == "满血" or not any(
+                min(alt[2], pick[2]) <= f[0] < max(alt[1], pick[1]) for f in figures or ())):
+            # ("满血" names the whole model more than its width: "满血 DeepSeek-R1 … B200 采用 FP4 精度")
             pick = alt  # "unquantized … 3413 tok/s … 3708 for FP16": FP16 is the other figure's
     if pick is not None:
         out["precision"] = pick
@@ -336,6 +337,10 @@ def _own_mentions(t: str, mentions: list[Hit], near: int | None = None) -> list[
         inside = [h for h in out if f.start() <= h[1] < f.end()]
         if len(inside) > 1:
             last = max(inside, key=lambda h: h[1])
+            first = min(inside, key=lambda h: h[1])
+            if all(re.fullmatch(r"(?:nv|mx)?fp\d|int\d", t[h[1]:h[2]], re.I) for h in inside) \
+                    and re.fullmatch(r"[\-_]", t[first[2]:sorted(inside, key=lambda h: h[1])[1][1]]):
+                last = first  # "DeepSeek-V4-Flash-FP4-FP8-native.gguf": a mix named by its first (largest) type
             out = [h for h in out if h not in inside or h is last]
     against = [h for h in out if _AGAINST_BEFORE.search(t[max(0, h[1] - 16):h[1]]) or _AGAINST_AFTER.match(t, h[2])]
     if against and len(against) < len(out):
@@ -394,7 +399,7 @@ _ENGINES = (
     ("BeeLlama", r"\bbeellama\b"),
     ("bigdl-llm", r"\bbigdl[\s\-_]*llm\b"),
     ("MindIE", r"\bmindie\b"),
-    ("ipex-llm", r"\bipex[\s\-_]*llm\b"),
+    ("ipex-llm", r"\bipex[\s\-_.]*llm\b"),
     ("DeepSpeed-MII", r"deepspeed[\s\-_]*(?:mii|fastgen)"),
     ("MLC-LLM", r"\bmlc[\s\-_]*llm\b|\bmlc(?:'s)?[\s\-_]+chat\b"),
     ("OpenVINO", r"\bopenvino(?:[\s\-_]*genai)?\b"),
