@@ -1512,3 +1512,32 @@ def test_a_family_judged_at_every_size():
     assert a.verdict == "plausible" and [e["model"] for e in a.family] == ["gpt-oss-20b", "gpt-oss-120b"]
     a = analyze_claim(parse_claim("Testing on a single H20 with SGLang, plain Qwen3 reached 200 TPS."))
     assert a.verdict == "unknown" and len({e["verdict"] for e in a.family}) > 1
+
+
+def test_set_eighteen_dates_devices_and_words():
+    # a month is no speed: "提升到 9 月的 512.6 token/秒" ends the change at 512.6
+    c = parse_claim("Jetson AGX Thor 上 Llama 3.3 70B 的输出速度从 2025 年 8 月的 41.5 token/秒提升到 9 月的 512.6 token/秒,"
+                    "DeepSeek R1 70B 从 40.2 提升到 911.5。")
+    assert [f.value for f in c.figures] == [41.5, 512.6, 40.2, 911.5] and c.fields["value"] == 512.6
+    c = parse_claim("a 512gb m3 ran Mistral-Large-3-675B-Instruct-2512-mlx-4bit at 0.3 tok/s generation")
+    assert (c.fields["gpu"], c.fields["gpu_memory_gb"]) == ("Apple M3 Ultra", 512)
+    c = parse_claim("Qwen2.5-32B on 8 NPUs (Ascend 910B) in TP8 got only 9 tokens/s per prompt.")
+    assert (c.fields["model"], c.fields["metric"]) == ("Qwen2.5-32B", "generation_tok_s")
+    c = parse_claim("On a single A100, int8 Mixtral 8x7B on TensorRT-LLM showed a 127ms time to first token and 81 perceived "
+                    "tokens per second.")
+    assert c.fields["value"] == 81
+    c = parse_claim("在小米14 Ultra(骁龙8 Gen4、24GB LPDDR6)上运行 Llama3-70B,推理延迟低至127ms/token。")
+    assert c.fields["gpu"] == "Snapdragon 8 Elite"
+    assert parse_claim("On an RTX 6000 Ada (\"A6000 ada\", 48GB) it decodes at 26.7 tok/s").fields["gpu"] == "RTX 6000 Ada"
+
+
+def test_a_time_per_token_another_sentence_restates_is_not_the_headlines():
+    from tokcheck.core.verdict import analyze_claim
+
+    a = analyze_claim(parse_claim("Qwen3-8B in Q4_K_M runs at 180 tok/s on an RTX 4090 GPU. Its NPU engine is quoted at "
+                                  "40 ms/tok (25 tok/s)."))
+    assert not any(c.get("check") == "tpot_vs_tok_s" and not c["ok"] for c in a.consistency)
+    # in the headline's own sentence the time per token is still read against it
+    a = analyze_claim(parse_claim("On an RTX 4090, Llama 3.1 8B Q4_K_M is said to run at 140 tok/s, though the log shows "
+                                  "only 9.19 tokens per second (108.86 ms per token)."))
+    assert any(c.get("check") == "tpot_vs_tok_s" for c in a.consistency)

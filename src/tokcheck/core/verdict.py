@@ -57,6 +57,7 @@ from tokcheck.core.architecture import ModelSpec, active_params, total_params
 from tokcheck.core.catalog import GIB, GpuSpec, find_gpu, find_model, gpu_from_bandwidth, gpus
 from tokcheck.core.claim import Claim, is_model_family
 from tokcheck.core.claim.figures import SINGLE_REQUEST_CEILING_TOK_S
+from tokcheck.core.claim.text import SENTENCE_END
 from tokcheck.core.claim.words import engine_family
 from tokcheck.core.hostmem import HostMemory, find_host_memory
 from tokcheck.core.readings import (
@@ -728,6 +729,17 @@ def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], di
     hints: dict = {}
     figs = claim.figures
     tpots = [f for f in figs if f.unit in ("ms/tok", "s/tok", "s/1k tok") and not f.headline and not f.condition]
+
+    def _own_rate(t) -> bool:
+        # "… 281 tok/s on the GPU. It also quotes its NPU engine at 10 ms/tok (97 tok/s)": a time per
+        # token in another sentence that another figure restates is that figure's, not the headline's
+        per_t = _rate_of(t.value, t.unit, {})
+        text = claim.text or ""
+        apart = head is not None and re.search(SENTENCE_END + "|[。；！？]", text[min(head.span[1], t.span[0]):max(head.span[0], t.span[1])])
+        return bool(per_t) and bool(apart) and any(g is not head and g.unit == "tok/s" and abs(g.high - per_t) <= 0.15 * per_t
+                                                   for g in figs)
+
+    tpots = [t for t in tpots if not _own_rate(t)]
     if head is not None and head.unit == "tok/s" and rate and tpots:
         t = tpots[0]
         per = _rate_of(t.value, t.unit, {})

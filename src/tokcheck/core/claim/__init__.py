@@ -480,7 +480,7 @@ _GLUED_NAME_MODEL = re.compile(r"(?<![\w.\-])[A-Z][A-Za-z]+\d+(?:\.\d+)?[MB](?=\
 def _unknown_near(t: str, hits: list, head_start: int, known) -> tuple[str, str] | None:
     """A model-shaped name the catalog does not know, written before the headline and nearer to
     it than any known model: ``(name, words)``, else None."""
-    from tokcheck.core.catalog import find_model
+    from tokcheck.core.catalog import find_gpu, find_model
 
     best = None
     shaped = [(m.start("m"), m.end("m"), m.group("m").strip(), m.group("m")) for m in _MODEL_LIKE.finditer(t)]
@@ -496,6 +496,11 @@ def _unknown_near(t: str, hits: list, head_start: int, known) -> tuple[str, str]
         try:
             find_model(name)
             continue
+        except TokcheckError:
+            pass
+        try:
+            find_gpu(name)
+            continue  # "8 NPUs (Ascend 910B)": a device's number is no size in billions
         except TokcheckError:
             best = (s, e, name, words)
     if best is None or (known is not None and best[0] < known.start < head_start):
@@ -1253,6 +1258,21 @@ def parse_claim(text: str) -> Claim:
     footprint = {k: v[0] for k, v in foot.items()}
     for k, v in foot.items():
         src.setdefault(f"footprint.{k}", t[v[1]:v[2]])
+    if re.fullmatch(r"Apple M\d", str(f.get("gpu"))) and f.get("gpu_memory_gb"):
+        # "a 512gb m3": only the M3 Ultra holds 512 GB, so the memory names the chip's tier
+        from tokcheck.core.catalog import find_gpu
+
+        for tier in ("Pro", "Max", "Ultra"):
+            try:
+                g = find_gpu(f"{f['gpu']} {tier}")
+            except TokcheckError:
+                continue
+            base = find_gpu(f["gpu"])
+            if (base.memory_gb or 0) < f["gpu_memory_gb"] * 0.9 and (g.memory_gb or 0) >= f["gpu_memory_gb"] * 0.9:
+                f["gpu"] = g.name
+                notes.append(f"{src.get('gpu_memory_gb') or f['gpu_memory_gb']} is more memory than the base chip "
+                             f"takes: read as the {g.name}")
+                break
     if f.get("gpu") == "CPU" and "gpu_count" in f:
         f.pop("gpu_count")  # a CPU run counts no GPUs ("one socket of a Xeon Gold 6430")
         src.pop("gpu_count", None)

@@ -42,7 +42,7 @@ SCOPES = ("request", "user", "aggregate", "gpu", "node")
 _GAP_WORDS = (r"output|total|generated|generation|generating|decode|decoding|prompt|input|prefill|aggregate|"
               r"narrative|code|coding|chat|creative|reasoning|math|"
               r"average|avg|mean|median|peak|sustained|completion|response|new|gen|text|eval|tg|pp|"
-              r"baseline|optimi[sz]ed|measured|effective|个|輸出|输出|生成")
+              r"baseline|optimi[sz]ed|measured|effective|perceived|个|輸出|输出|生成")
 _TOK_UNIT = (r"(?:tok(?:en)?s?|tk|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|seconds?|秒)(?![a-z])"
              r"|tokens?\s+(?:per|a|each|every)\s+sec(?:onds?)?(?![a-z])"
              r"|tps(?![a-z])|tgs(?![a-z])|tks(?![a-z])|tok/sec|tokens?-per-sec(?:ond)?(?![a-z])|(?:tokens?|tok|令牌|词元|字词)\s*每秒"
@@ -105,7 +105,7 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
                                  r"吞吐|总(?:输出)?|整体|合计(?=[^，,。；;]{0,10}(?:输出|吞吐|生成|解码|每秒|tokens?|$))|across\s+(?:all\s+)?\d+"),
     ),
     "scope": (
-        ("request", _ONE_STREAM_THROUGHPUT + r"|single[\s\-](?:request|stream|user|sequence|batch|query|prompt|slot|lane)|one\s+(?:request|sequence|query|stream)|"
+        ("request", _ONE_STREAM_THROUGHPUT + r"|single[\s\-](?:request|stream|user|sequence|batch|query|prompt|slot|lane)|one\s+(?:request|sequence|query|stream)|per\s+prompt\b|"
                     r"for\s+(?:1|one)\s+(?:query|request|user|stream)|batch\s*(?:size\s*)?(?:of\s*)?(?:1|one)(?![\d.]|,\d{3})" + NOT_RANGE_START + r"|单流|"
                     r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d|,\d{3})" + NOT_RANGE_START + r"|\bbs\s*=?\s*1(?!\d)|\bbs1\b|"
                     r"concurrency\s*(?:of\s*|=\s*)?1(?!\d|,\d{3})" + NOT_RANGE_START + r"|"
@@ -161,7 +161,7 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"\s*(?:到|至|为|to)\s*(?P<n>\d+)(?![\d.])",
 )]
 
-_NOT_A_RATE = r"(?!\s*(?:gb|gib|mb|tb|b\b|k\b|m\b|%|x\b|倍|万|千|[/:]|个|字|tokens?|layers?|gpus?|cores?|核|ms\b|s\b|秒|seconds?))"
+_NOT_A_RATE = r"(?!\s*(?:gb|gib|mb|tb|b\b|k\b|m\b|%|x\b|倍|万|千|[/:]|个|字|tokens?|layers?|gpus?|cores?|核|ms\b|s\b|秒|seconds?|月|年|日|号))"
 _CONTINUES = re.compile(
     rf"\s*(?:\([^)]{{0,24}}\))?\s*,?\s*(?:(?:and|then|but)\s+)?(?:再|并|又)?(?:(?:further|\w+ing|\w+s|\w+ed)\s+)?"
     rf"(?:to|into|到|降到|升到|提升到|提高到|翻到|翻倍到|提到|降至|升至|vs\.?|versus|against|compared\s+(?:to|with)|than)\s*(?:about\s+|~|约)?"
@@ -220,7 +220,7 @@ _SPLIT = re.compile(r",|;|\band\b|\bwith\b|\bwhile\b|\bversus\b|\bvs\.?|\bor\b|\
 _CHANGE_TO = re.compile(r"(?:(?<!up )(?<!up)\bto\b|\binto\b|(?<!达)(?<!能)(?<!可)到|至|降到|降至|提升到|提升至|升到|升至|提高到|翻到|变为|→|->)"
                         r"\s*(?:~|≈|about\s+|around\s+|approximately\s+|约)?\s*$", re.I)
 # "从默认配置的 18 提升到调优后的 25": a change with words between 到 and its result
-_CHANGE_WORDY = re.compile(r"(?:提升|提高|降低?|升|增加|减少|压缩|缩短|翻)(?:到|至)[^\d,;.。，；]{1,12}$")
+_CHANGE_WORDY = re.compile(r"(?:提升|提高|降低?|升|增加|减少|压缩|缩短|翻)(?:到|至)(?:[^\d,;.。，；]|\d+\s*[年月日号](?:份)?){1,12}$")
 # "at first … and … after tuning", "起初 … 后": a before/after narrative
 _BEFORE_WORDS = re.compile(r"at\s+first|initially|originally|at\s+the\s+start|before\s+(?:tuning|the|it)|\buntil\b|起初|一开始|最初|原来|开启", re.I)
 _AFTER_WORDS = re.compile(r"\bafter\b|\bthen\b|\blater\b|\bnow\b|后|之后|然后|现在|关闭", re.I)
@@ -468,7 +468,8 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
     # quantity in the same sentence, its unit written once or again
     for fig in sorted(found, key=lambda f: f.span[0]):
         if not fig.before_change and not re.search(r"(?:\bfrom|从|由|\bto|到|至)\s*(?:~|about\s+|约)?$",
-                                                   masked[max(0, fig.span[0] - 12):fig.span[0]], re.I):
+                                                   masked[max(0, fig.span[0] - 12):fig.span[0]], re.I) \
+                and not _CHANGE_WORDY.search(masked[max(0, fig.span[0] - 16):fig.span[0]]):
             continue  # the figure must itself be an end of a change
         end = next((b.start() for b in _BOUNDARY.finditer(masked, fig.span[1])), len(masked))
         unit_rx = _UNIT_AGAIN.get(fig.unit)

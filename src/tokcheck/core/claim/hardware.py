@@ -206,6 +206,10 @@ def gpu_memory_near(t: str, hit: NameHit) -> Hit | None:
     m = re.search(r"(?P<gb>\d{1,3})\s*(?:gb|g)\b", t[hit.start:hit.end], re.I)
     if m:
         return float(m.group("gb")), hit.start, hit.end
+    # "a 512gb m3": the memory written just before the name
+    before = re.search(r"(?<![\d.])(?P<gb>\d{1,3})\s*(?:gb|gib)\s*$", t[max(0, hit.start - 10):hit.start], re.I)
+    if before:
+        return float(before.group("gb")), hit.start - (len(t[max(0, hit.start - 10):hit.start]) - before.start()), hit.end
     return None
 
 
