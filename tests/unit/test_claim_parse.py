@@ -138,3 +138,10 @@ def test_any_text_parses_or_fails_with_one_line_error(text):
 def test_generated_claims_round_trip(model, value, gpu):
     f = parse_claim(f"{model} at {value} tok/s on {gpu}").fields
     assert f["model"] == model and f["value"] == pytest.approx(value) and f["gpu"] == gpu
+
+
+def test_a_figure_that_is_also_a_gpu_model_number_is_the_figure():
+    # found by the round trip above: "5060.0 tok/s" was blanked as an RTX 5060
+    f = parse_claim("DeepSeek V4 Flash at 5060.0 tok/s on H200").fields
+    assert (f["value"], f["gpu"]) == (5060.0, "H200")
+    assert parse_claim("Qwen3-8B runs at 80 tok/s on a 5060").fields["gpu"] == "RTX 5060"

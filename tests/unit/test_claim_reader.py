@@ -1529,6 +1529,9 @@ def test_set_eighteen_dates_devices_and_words():
     c = parse_claim("在小米14 Ultra(骁龙8 Gen4、24GB LPDDR6)上运行 Llama3-70B,推理延迟低至127ms/token。")
     assert c.fields["gpu"] == "Snapdragon 8 Elite"
     assert parse_claim("On an RTX 6000 Ada (\"A6000 ada\", 48GB) it decodes at 26.7 tok/s").fields["gpu"] == "RTX 6000 Ada"
+    # a memory written between the count and the name hides neither
+    c = parse_claim("two 24GB RTX 3090s run it at 20 tok/s")
+    assert (c.fields["gpu_count"], c.fields["gpu_memory_gb"]) == (2, 24)
 
 
 def test_a_time_per_token_another_sentence_restates_is_not_the_headlines():

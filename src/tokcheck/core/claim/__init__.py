@@ -698,6 +698,9 @@ def _gpu_hits(t: str, gpus, systems, model_spans: list[tuple[int, int]], notes: 
     spans.extend((h.start, h.end) for h in sys_hits)
     host = {g.name for g in gpus if g.kind == "host_memory"}
     hits = find_names(_blank(t, model_spans + spans), [(g.name, g.aliases) for g in gpus], min_len=2)
+    # "at 5060.0 tok/s": a bare model number written as a figure is the figure, not an RTX 5060
+    hits = [h for h in hits if not (t[h.start:h.end].isdigit() and re.match(
+        r"(?:[.,]\d+)?\s*(?:tok|tokens?\b|t/s|tps\b|ms\b|s\b|秒|毫秒)", t[h.end:h.end + 12], re.I))]
     spans.extend((h.start, h.end) for h in hits)
     own = [h for h in hits if h.name not in host and not is_comparison(t, h)]
     # "vLLM-2080Ti-Definitive": a GPU's name inside a project's hyphenated name is no GPU of the

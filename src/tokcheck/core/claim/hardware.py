@@ -97,6 +97,9 @@ def gpu_count_near(t: str, hit: NameHit, *, system: bool = False) -> Hit | None:
     with ``system``, the count of a system ("four GB300 NVL72 systems"), where a unit word after
     the name is expected. A range of counts ("1~4x 4090D") is no count."""
     before, after = t[max(0, hit.start - 24):hit.start], t[hit.end:hit.end + 24]
+    mem = re.search(r"(?<=[\sx*×])\d{1,3}\s*(?:gb|gib)\s*$", before, re.I)
+    if mem:  # "two 24GB RTX 3090s": the count before the card's memory (blanked, so places keep)
+        before = before[:mem.start()] + " " * (len(before) - mem.start())
     times = _BEFORE[0].search(before)
     if not system and _one_device_machine(hit.name):
         system = True  # "two DGX Spark nodes", "four Mac Studios": each machine is one device
