@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from tokcheck.core.architecture import ModelSpec, total_params
 from tokcheck.core.catalog import GIB, GpuSpec, gpus
-from tokcheck.core.claim import IGPU, Claim
+from tokcheck.core.claim import CPU_NAMED, IGPU, Claim
 from tokcheck.core.claim.numbers import CN_COUNT, COUNT_WORDS, NOT_RANGE_START, count_value
 from tokcheck.core.claim.words import engine_family
 from tokcheck.core.hostmem import HostMemory, find_host_memory
@@ -179,8 +179,7 @@ def read_setup(claim: Claim, gpu: GpuSpec | None, words: Words, notes: list[str]
             # assumed server socket, which the note says (generous: a figure above it is above any)
             # a desktop or laptop CPU the catalog does not know ("an Intel i7-12700H and 32GB RAM"):
             # judged at the assumed desktop memory, which the note says
-            if host.stated or re.search(r"\b(?:xeon|epyc)\b|至强|\bi[3579][\s\-]\d{4,5}[a-z]*\b|\bryzen\s+[3579]\b|"
-                                        r"\bcore\s+(?:ultra\s+)?i?[3579]\b", claim.text or "", re.I):
+            if host.stated or CPU_NAMED.search(claim.text or ""):
                 boards = _BOARDS.search(claim.text or "")
                 n = count_value(boards.group("n") or boards.group("n2")) or 1 if boards else 1
                 if n > 1:

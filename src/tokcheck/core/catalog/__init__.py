@@ -211,8 +211,10 @@ def find_model(name: str) -> ModelSpec:
     return spec
 
 
-#: Tiers of a model line that are models of their own ("GLM-4.7-Flash", "Qwen3-Max", "GLM-4.5-Air").
-_TIER = re.compile(r"(?<![A-Za-z])(Flash|Air|Lite|Mini|Nano|Turbo|Plus|Max|Small|Tiny|Micro)(?![A-Za-z])", re.I)
+#: Tiers of a model line that are models of their own ("GLM-4.7-Flash", "Qwen3-Max", "GLM-4.5-Air"),
+#: as a regular expression's text (the claim reader uses it too).
+TIER_WORDS = r"(?:Flash|Air|Lite|Mini|Nano|Turbo|Plus|Max|Small|Tiny|Micro)(?![A-Za-z])"
+_TIER = re.compile(r"(?<![A-Za-z])(" + TIER_WORDS + ")", re.I)
 
 
 def names_size(spec: ModelSpec, params: float) -> bool:

@@ -150,8 +150,8 @@ _CPU_DEVICE_BEFORE = re.compile(r"raspberry\s*pi(?:\s*\d)?|树莓派|\bepyc\s+\d
 IGPU = re.compile(r"(?<![\w\-])(?:amd\s+)?radeon\s+(?:vega\s*\d{1,2}|[6789]\d0m)(?![\w\-])|"
                   r"(?<![\w\-])(?:intel\s+)?(?:uhd|iris\s*xe|iris\s*plus|hd)\s+graphics(?:\s+\d{3,4})?(?![\w\-])|"
                   r"(?<![\w\-])(?:qualcomm\s+)?adreno\s*\d{3}(?![\w\-])", re.I)
-# A CPU's name: the device when no GPU is named ("a 70B Q4 model at 7-8 tok/s on an EPYC 9754")
-_CPU_NAMED = re.compile(r"\b(?:epyc|xeon|threadripper|ampereone|altra|graviton\d*)\b|\bcore\s+(?:ultra\s+)?i?[3579]\b|"
+#: A CPU's name: the device when no GPU is named ("a 70B Q4 model at 7-8 tok/s on an EPYC 9754")
+CPU_NAMED = re.compile(r"\b(?:epyc|xeon|threadripper|ampereone|altra|graviton\d*)\b|至强|\bcore\s+(?:ultra\s+)?i?[3579]\b|"
                         r"\bi[3579][\s\-]\d{4,5}[a-z]*\b|\bryzen\s+(?:[3579]|ai\s+(?:9\s+)?(?:hx\s+)?3\d\d)\b|"
                         r"\bamd\s+[2-9]\d{3}g\b", re.I)  # "an AMD 5700G": an APU, run on its CPU
 
@@ -295,8 +295,6 @@ _YI_BEFORE = re.compile(r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*亿\s*(?:参数|參�
 _SIZE_AFTER = re.compile(r"^[\s\-_:]*(?P<size>\d+(?:\.\d+)?)\s*[bB](?![\w])")
 
 
-# A tier of a model line, which is another model: "GLM-5.3-Flash", "Qwen3-Max"
-_TIER = r"(?:Flash|Air|Lite|Mini|Nano|Turbo|Plus|Max|Small|Tiny|Micro)(?![A-Za-z])"
 # A tag glued after a catalog name that makes another model or a method of it
 _OTHER_MODEL_AFTER = re.compile(r"(?:[\-_]|\s(?=[A-Z]))(?:OCR|Coder|VL|Math|Prover|Janus|Vision|Embedding|Reranker|Guard|Audio|Omni|"
                                 r"mtp|eagle\d?|draft)(?![A-Za-z])", re.I)
@@ -307,7 +305,7 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
     through the catalog, catalog names and aliases, a family with its size written apart
     ("7B 的 Deepseek-r1" is deepseek-r1:7b, the 7B distill), and a bare "DeepSeek" (read as
     DeepSeek-V3, the 671B model the name usually means, and said so)."""
-    from tokcheck.core.catalog import find_model, quantized_from
+    from tokcheck.core.catalog import TIER_WORDS, find_model, quantized_from
 
     hits: list[_ModelHit] = []
 
@@ -321,9 +319,6 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
             spec = find_model(cand)
         except TokcheckError:
             continue
-        known = " ".join((spec.name, *spec.aliases)).lower()
-        if any(w.lower() not in known for w in re.findall(r"(?<![A-Za-z])" + _TIER, cand)):
-            continue  # "GLM-5.3-Flash" is no GLM-5: a tier of the line the model is not known by
         base = quantized_from(spec.name)
         if base and "/" in t[s:e]:
             # a quantized release is one publisher's: "amd/Llama-3.1-70B-Instruct-FP8-KV" is not
@@ -341,7 +336,7 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
         own_size = _size_b(h.name) if glued else None
         if glued and own_size and abs(own_size - float(glued.group(1))) > 0.25 * float(glued.group(1)):
             continue  # "DeepSeek-7B-Chat" is no DeepSeek V3 (671B) named by its bare family
-        tier = re.match(r"(?:\.\d+)?[\-_ ]?(" + _TIER + ")", t[h.end:h.end + 16], re.I)
+        tier = re.match(r"(?:\.\d+)?[\-_ ]?(" + TIER_WORDS + ")", t[h.end:h.end + 16], re.I)
         own = next((m for m in models if m.name == h.name), None)
         if tier and own and tier.group(1).lower() in " ".join((own.name, *own.aliases)).lower():
             tier = None  # "DeepSeek-V4.1-Flash": a minor version of the tier the model is
@@ -1086,7 +1081,7 @@ def parse_claim(text: str) -> Claim:
         f["gpu"], src["gpu"] = "CPU", "CPU only"
     if "gpu" not in f:
         # a server or desktop CPU named with no GPU anywhere: "on an EPYC 9754", "i7-12700K 跑"
-        cpu = _CPU_NAMED.search(t)
+        cpu = CPU_NAMED.search(t)
         if cpu and not re.search(r"\bgpus?\b|显卡|\bcuda\b|vram|显存", t, re.I):
             f["gpu"], src["gpu"] = "CPU", cpu.group(0)
     # a draft model's name is not the claim's model ("with a llama3.2 1b q4_0 draft")
@@ -1265,16 +1260,20 @@ def parse_claim(text: str) -> Claim:
         # "a 512gb m3": only the M3 Ultra holds 512 GB, so the memory names the chip's tier
         from tokcheck.core.catalog import find_gpu
 
+        try:
+            base_gb = find_gpu(f["gpu"]).memory_gb or 0
+        except TokcheckError:
+            base_gb = 0
+        stated = f["gpu_memory_gb"]
         for tier in ("Pro", "Max", "Ultra"):
             try:
                 g = find_gpu(f"{f['gpu']} {tier}")
             except TokcheckError:
                 continue
-            base = find_gpu(f["gpu"])
-            if (base.memory_gb or 0) < f["gpu_memory_gb"] * 0.9 and (g.memory_gb or 0) >= f["gpu_memory_gb"] * 0.9:
+            if base_gb < stated * 0.9 <= (g.memory_gb or 0):
                 f["gpu"] = g.name
-                notes.append(f"{src.get('gpu_memory_gb') or f['gpu_memory_gb']} is more memory than the base chip "
-                             f"takes: read as the {g.name}")
+                notes.append(f"{stated:g} GB is more memory than the base {src.get('gpu') or 'chip'} takes: "
+                             f"read as the {g.name}")
                 break
     if f.get("gpu") == "CPU" and "gpu_count" in f:
         f.pop("gpu_count")  # a CPU run counts no GPUs ("one socket of a Xeon Gold 6430")
