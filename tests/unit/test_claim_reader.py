@@ -1544,3 +1544,69 @@ def test_a_time_per_token_another_sentence_restates_is_not_the_headlines():
     a = analyze_claim(parse_claim("On an RTX 4090, Llama 3.1 8B Q4_K_M is said to run at 140 tok/s, though the log shows "
                                   "only 9.19 tokens per second (108.86 ms per token)."))
     assert any(c.get("check") == "tpot_vs_tok_s" for c in a.consistency)
+
+
+def test_set_nineteen_units_headings_and_changes():
+    # tokens per minute are a service's rate: ÷ 60 to tok/s
+    c = parse_claim("On MI300X*8 with vLLM, a user gets only 200-300K TPM in single-machine performance.")
+    assert c.fields["value"] == [3333.3, 5000.0] and c.fields["metric"] == "aggregate_throughput"
+    # a unit written once as a table's heading, for the bare numbers after "为"
+    c = parse_claim("fastllm 的测速表(最大推理速度,token / s)写道:ChatGLM-6b-int4 在 RTX 4090、Batch 1 下为 176,"
+                    "ChatGLM-6b-int8 为 121;ChatGLM-6b-fp16 在 Batch 64、256、512 下分别为 2919、7871、10209。")
+    assert [f.value for f in c.figures] == [176, 121, 2919, 7871, 10209] and c.fields["value"] == 176
+    c = parse_claim("在 RTX 4090 上测试 4-bit Llama-2-7B-chat 的 token 生成速度(batch size = 1,prompt_tokens 为 1、"
+                    "completion_tokens 为 512):turbomind 为 206.4,mlc-llm 为 159.4。")
+    assert [f.value for f in c.figures] == [206.4, 159.4]  # "prompt_tokens 为 1" is a setting
+    # koboldcpp's log: "Process:" is the prompt, "Generate:" the output; "= 6.55T/s" restates 152.6ms/T
+    c = parse_claim("Process:25.05s (14.9ms/T = 66.89T/s), Generate:59.05s (152.6ms/T = 6.55T/s), Total:84.11s (4.60T/s)")
+    assert (c.fields["value"], c.fields["metric"]) == (6.55, "generation_tok_s")
+    assert next(f for f in c.figures if f.value == 66.89).metric == "prefill_tok_s"
+    # "3.30 tok/step" is no speed; "cohort C8" is a concurrency; "up to +40" is stressed
+    c = parse_claim("measured cohort C1 at e2e=114.61 tok/s, 3.30 tok/step. Cohort C8 reached decode 535.5 tok/s")
+    assert 3.3 not in [f.value for f in c.figures] and next(f for f in c.figures if f.value == 535.5).concurrency == 8
+    c = parse_claim("vLLM on 8xH200 serves at roughly 8 tokens/sec, while earlier deployments produced up to +40 tokens/sec.")
+    assert c.fields["value"] == 40
+    # "并发40+tps" is a rate under load; a change written "从35提升到81" starts at 35, not at the figure before
+    c = parse_claim("INT4量化单路可达27+tps,并发40+tps。")
+    assert next(f for f in c.figures if f.value == 40).scope == "aggregate" and c.fields["value"] == 27
+    c = parse_claim("称Phi4-14B-q8_0仍能保持每秒42 tokens的生成速度;另称Gemma3-12B-it-q8_0改用FP8后吞吐量从35提升到81 tokens/s。")
+    assert [f.value for f in c.figures] == [42, 35, 81] and c.fields["value"] == 42
+    assert (c.fields["model"], c.fields["precision"]) == ("Phi-4", "Q8_0")
+
+
+def test_set_nineteen_names_and_devices():
+    c = parse_claim("入门级的DeepSeek 70亿参数模型可在RTX 4090单卡上以FP16精度推理,实测吞吐量约30 tokens/秒")
+    assert c.fields["model"] == "DeepSeek-R1-Distill-Qwen-7B"
+    c = parse_claim("文章称 DeepSeek-R1 的 Standard 版推荐 RTX 4090,需开启TensorRT加速才能实现7B模型的10token/s推理速度。")
+    assert c.fields["model"] == "DeepSeek-R1-Distill-Qwen-7B"
+    assert parse_claim("on 1x RTX 4080S 32GB it does 50 tok/s").fields["gpu"] == "RTX 4080 Super"
+    c = parse_claim("Mistral 7B (ExLlamaV2 kernel) runs at 188.865 tokens/s in AutoAWQ on an RTX 4090")
+    assert c.fields["engine"] == "AutoAWQ"
+    c = parse_claim("优化版单机8卡GU120即可部署,极限总吞吐约达到3865tokens/s")
+    assert c.unknown_names and c.unknown_names[0]["words"] == "GU120"
+
+
+def test_set_nineteen_judge():
+    from tokcheck.core.verdict import analyze_claim
+
+    # a model of a known version at a size the version never had is not sized by another version
+    a = analyze_claim(parse_claim("Llama 4.0 70B runs at roughly 28 tokens per second on an RTX 5090 with 32 GB"))
+    assert a.verdict == "unknown" and "Llama 4 has no 70B model" in a.explanations[0]
+    # 24 channels of DDR5-6400 beside one RTX 4090, fastllm running DeepSeek R1's experts from them
+    a = analyze_claim(parse_claim("fastllm: eypc 9655*2 + 24路DDR5 6400 + 4090 24G 推理 DeepSeek R1 671B 模型,"
+                                  "INT4量化单路可达27+tps"))
+    assert a.verdict == "plausible" and any("24-channel DDR5-6400" in e for e in a.explanations)
+    # a card with its memory doubled is judged at the stated memory
+    a = analyze_claim(parse_claim("Qwen3.5-27B on 1x RTX 4080S 32GB with SPEC=dflash2: cohort C8 reached decode 535.5 tok/s"))
+    assert a.verdict == "plausible" and any("more than a stock RTX 4080 Super" in n for n in a.notes)
+    # a weight size too small for the stated format, on GPUs that hold the format anyway, is a slip
+    # in the text; where the setup fits only at the stated size, the claim rests on it
+    a = analyze_claim(parse_claim("A deployment guide for Llama-3.1-405B-Instruct on AMD Instinct GPUs serves it with vLLM "
+                                  "(--tensor-parallel-size 8, --quantization fp8, --kv-cache-dtype fp8, --max-model-len "
+                                  "32768) and quotes ~210 GB of FP8 weights across 8 GPUs (~26 GB per GPU). Its "
+                                  "MI325X-verified results give 1,090 tok/s at 10 concurrent and 4,381 tok/s at 50 "
+                                  "concurrent, with a peak throughput of 6,808 tok/s at 750 concurrent and saturation "
+                                  "around 100 concurrent requests."))
+    assert a.verdict == "plausible" and any(e.startswith("inconsistent: 210 GB") for e in a.explanations)
+    a = analyze_claim(parse_claim("用 GPTQ 8bit 把 671B 的 DeepSeek 压缩到 326GB,在 RTX 4090 单卡上推理延迟 620ms。"))
+    assert a.verdict == "implausible"

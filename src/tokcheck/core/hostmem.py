@@ -91,6 +91,8 @@ _DDR = re.compile(r"(?:LP)?DDR(?P<gen>[45])X?[\s\-_]*(?P<speed>\d{4})(?:\s*(?:MT
 _CHANNELS = [re.compile(rx, re.I) for rx in (
     r"(?P<n>\d+)\s*(?:条|根|條)\s*\d*\s*G",
     r"(?P<n>\d+)[\s\-]*(?:channels?|ch\b|通道)",
+    # "24路DDR5 6400": 路 before a DDR kind counts channels (双路 alone counts sockets)
+    r"(?P<n>(?:[4-9]|[1-9]\d))\s*路\s*(?=(?:LP)?DDR)",
     r"(?P<word>dual|quad|octa|single)[\s\-]*channel",
     r"(?P<n>\d+)\s*[x×\*]\s*(?:\d+\s*GB\s*)?(?:LP)?DDR",
     r"(?:LP)?DDR[45]X?[\s\-_]*\d{4}\s*(?:MT/s|MHz)?\s*\d+\s*GB?\s*[x×\*]\s*(?P<n>\d+)",

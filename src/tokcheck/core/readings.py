@@ -88,8 +88,10 @@ _BENCH_SERVING = re.compile(r"benchmark_serving|sharegpt|mlperf|\bgenai-perf|\bg
                             r"\b\d[\d,]*\s+(?:concurrent\s+)?(?:requests|prompts|users)\b|"
                             r"\d+\s*个?(?:请求|并发)", re.I)
 #: Engines people run on their own machines, which offload to CPU RAM when the GPU is too small.
+# AirLLM loads one layer at a time: it runs models larger than the GPU; fastllm, like KTransformers,
+# runs a MoE's experts from host memory beside one GPU
 LOCAL_ENGINES = ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "KTransformers", "MLX", "ExLlamaV2",
-                 "AirLLM")  # AirLLM loads one layer at a time: it runs models larger than the GPU
+                 "AirLLM", "fastllm")
 
 
 @dataclass
@@ -199,6 +201,14 @@ def read_setup(claim: Claim, gpu: GpuSpec | None, words: Words, notes: list[str]
         mem = float(stated) * GIB
         notes.append(f"memory: {fmt(stated)} GB per card as stated, though a {gpu.name} has "
                      f"{gpu.memory_bytes / GIB:,.0f} GiB: the claim is judged as written")
+    elif stated and gpu.memory_bytes and gpu.kind in ("consumer", "amd_consumer") \
+            and gpu.memory_bytes * 1.1 < stated * GIB <= gpu.memory_bytes * 2.2 \
+            and not (count > 1 and abs(stated * GIB - count * gpu.memory_bytes) < 0.1 * stated * GIB):
+        # "1x RTX 4080S 32GB", "4090 48G": a card with its memory doubled by a modder (a stock
+        # 4080 Super holds 16 GB) — the stated memory is judged as written, the bandwidth is the card's
+        mem = float(stated) * GIB
+        notes.append(f"memory: {fmt(stated)} GB per card as stated, more than a stock {gpu.name} "
+                     f"({gpu.memory_bytes / GIB:,.0f} GiB): a card with its memory enlarged, judged as written")
     m_nodes = _NODES_OF_ONE.search(claim.text or "")
     if m_nodes and gpu.kind in ("soc", "apple") and not f.get("gpu_count", 0) > 1:
         # "a DGX Spark cluster using 4 nodes": each node of a one-chip machine is one device
@@ -403,7 +413,9 @@ def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, note
     # --- stated precision
     name = None
     if stated_p and stated_p != "full":
-        for cand in (stated_p, quant):
+        # "AWQ 3bit" is INT3: its width, not AWQ's usual 4 bits
+        width = re.fullmatch(r"INT([3567])", str(stated_p), re.I)
+        for cand in (stated_p, f"{width.group(1)}bpw" if width else None, quant):
             if not cand:
                 continue
             try:
@@ -431,9 +443,16 @@ def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, note
                 return [Reading(f"{bits:.3g} bits per weight", "released", _scheme_model(m, _all_parts(nm)),
                                 f"{fmt(weights_gb)} GB of weights as stated", True)], findings
             if weights_gb * 1e9 < 0.8 * w:
+                # a size too small for the stated format: where the devices hold the weights at that
+                # format anyway, a slip in the text that does not bear on the speed ("~210 GB of FP8
+                # weights" for Llama 3.1 405B on 8 × MI325X), judged at the format; where the setup
+                # only fits at the stated size, the claim rests on an impossible size
+                per = (setup.memory_bytes or (setup.gpu.memory_bytes if setup.gpu else 0) or 0)
+                holds = per * max(1, setup.count) * 0.9 >= w
                 findings.append({"check": "weights_vs_stated_precision", "ok": False,
+                                 "severity": "note" if holds else "implausible",
                                  "text": f"{fmt(weights_gb)} GB of weights cannot be {tot / 1e9:,.1f} B parameters at "
-                                         f"{r.label} ({_gb(w)})"})
+                                         f"{r.label} ({_gb(w)})" + (f"; the speed is judged at {r.label}" if holds else "")})
         return [r], findings
     if quant and quant not in ("none", "yes") and not stated_p:
         try:

@@ -55,7 +55,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from tokcheck.core.architecture import ModelSpec, active_params, total_params
 from tokcheck.core.catalog import GIB, GpuSpec, find_gpu, find_model, gpu_from_bandwidth, gpus
-from tokcheck.core.claim import Claim, is_model_family
+from tokcheck.core.claim import Claim, is_model_family, missing_size_of_version
 from tokcheck.core.claim.figures import SINGLE_REQUEST_CEILING_TOK_S
 from tokcheck.core.claim.text import SENTENCE_END
 from tokcheck.core.claim.words import engine_family
@@ -902,6 +902,12 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
         result.layout = setup.to_json()
         if setup.why:
             notes.append(f"layout: {setup.why}")
+    unsized = missing_size_of_version(unknown_model) if model is None and unknown_model else None
+    if unsized:
+        # "Llama 4.0 70B": no other version's 70B stands in for a model that does not exist
+        explanations.append(f"no model to bound: {unsized}; pass --model-config config.json or --weights SIZE "
+                            "to bound it")
+        return result
     if model is None:
         by_size = _by_size(claim, unknown_model, options)
         if by_size is not None:
@@ -1271,8 +1277,10 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
                          ("speculative_decoding", fig.spec_decoding)):
             if val is not None:
                 fields[key] = val
-            elif not fig.headline and not (key == "concurrency" and claim.headline.concurrency is None):
-                # (a concurrency the whole text states — "Runs used batch sizes 1-32" — is every figure's)
+            elif not fig.headline and not (key == "concurrency" and claim.headline.concurrency is None) \
+                    and key != "speculative_decoding":
+                # (a concurrency the whole text states — "Runs used batch sizes 1-32" — is every figure's,
+                # and so is speculative decoding the text states with no figure said to go without it)
                 fields.pop(key, None)
         sub = replace(claim, fields=fields, figures=figs)
         a = analyze_claim(sub, model=stand, **options)
@@ -1385,9 +1393,13 @@ def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, 
 def _apply_bad(result: ClaimAnalysis, bad: list[dict]) -> None:
     """Failed consistency checks: an impossible footprint or contradiction makes the claim
     implausible; a softer one (a time per token that disagrees with a generation speed) at least
-    needs explaining."""
+    needs explaining; a slip that does not bear on the speed (severity ``note``: a stated weight
+    size too small for the stated format) is only said."""
     for c in bad:
         sev = c.get("severity", "implausible")
+        if sev == "note":  # a slip in the text that does not bear on the speed: said, not judged
+            result.explanations.append("inconsistent: " + c["text"])
+            continue
         if _SEVERITY.get(sev, 2) > _SEVERITY.get(result.verdict, -1) or result.verdict == "unknown":
             result.verdict = sev
         result.explanations.append("inconsistent: " + c["text"])

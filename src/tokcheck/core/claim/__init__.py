@@ -292,6 +292,7 @@ class _ModelHit:
 
 _SIZE_BEFORE = re.compile(r"(?<![\w.])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s*(?:的|版|参数的?)?\s*$")
 _YI_BEFORE = re.compile(r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*亿\s*(?:参数|參數)(?:的|量)?\s*$")
+_YI_AFTER = re.compile(r"^\s*(?P<n>\d+(?:\.\d+)?)\s*亿\s*(?:参数|參數)")
 _SIZE_AFTER = re.compile(r"^[\s\-_:]*(?P<size>\d+(?:\.\d+)?)\s*[bB](?![\w])")
 
 
@@ -358,20 +359,24 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
         hit = _ModelHit(h.name, h.start, h.end, words)
         # a size written apart from a family name: "7B 的 Deepseek-r1", "deepseek-r1 7b"
         size = _SIZE_BEFORE.search(t[max(0, h.start - 12):h.start]) or _SIZE_AFTER.match(t[h.end:h.end + 10])
-        yi = _YI_BEFORE.search(t[max(0, h.start - 12):h.start])
+        # "67亿参数的 DeepSeek R1", "DeepSeek 70亿参数模型"
+        yi = _YI_BEFORE.search(t[max(0, h.start - 12):h.start]) or _YI_AFTER.match(t[h.end:h.end + 12])
         if size or yi:
             family = re.sub(r"[\s\-_:]*\d+(?:\.\d+)?\s*[bB]$", "", words.strip())
             # "67亿参数的 DeepSeek R1": 亿 is 10⁸, so 67亿 is 6.7B, the tag's rounded 7b
             billions = f"{round(float(yi.group('n')) / 10):g}" if yi else size.group("size")
             if yi:
                 size = yi
-            try:
-                spec = find_model(f"{family}:{billions}b")
+            # a bare "DeepSeek" of a small size is Ollama's deepseek-r1 distill ("DeepSeek 70亿参数模型")
+            for base in [family] + (["deepseek-r1"] if family.lower() == "deepseek" else []):
+                try:
+                    spec = find_model(f"{base}:{billions}b")
+                except TokcheckError:
+                    continue
                 if spec.name != h.name:
                     hit = _ModelHit(spec.name, h.start, h.end, words,
                                     note=f"{words!r} with {size.group(0).strip()!r} is {spec.name}")
-            except TokcheckError:
-                pass
+                break
         if hit.version is None:
             version = version_suffix(words, h.name, [a for m in models if m.name == h.name for a in m.aliases])
             tail = _VERSION_TAIL.match(t[h.end:h.end + 24])
@@ -566,6 +571,31 @@ def family_members(family: str) -> list[str]:
     return sorted(out, key=lambda n: (_size_b(n) or 0.0, n))
 
 
+_VERSIONED_SIZE = re.compile(r"\s*(?P<fam>Llama|Qwen|Gemma|Phi|GLM|InternLM|Baichuan|SmolLM)[\s\-]?(?P<ver>\d+(?:\.\d+)?)"
+                             r"[\s\-_]+(?P<size>\d+(?:\.\d+)?)\s*[bB](?![\w.])", re.I)
+
+
+def missing_size_of_version(name: str) -> str | None:
+    """Where ``name`` is a family, a version whose catalog models are all mixtures of experts and
+    a size none of them has ("Llama 4.0 70B": Llama 4 is Scout and Maverick), why it names no
+    model: the dense model of another version (Llama 3.1 70B) would judge a shape that version
+    never had. Else None — a version with dense models may have sizes the catalog lacks, and the
+    nearest dense size stands in for them."""
+    from tokcheck.core.catalog import find_model
+
+    m = _VERSIONED_SIZE.match(str(name or ""))
+    if not m:
+        return None
+    version = re.sub(r"\.0$", "", m.group("ver"))
+    members = family_members(f"{m.group('fam')} {version}") or family_members(f"{m.group('fam')}{version}")
+    size = float(m.group("size"))
+    if not members or any(abs((_size_b(n) or 0) - size) <= 0.25 * size for n in members) \
+            or not all(find_model(n).is_moe for n in members):
+        return None
+    return (f"{m.group('fam')} {version} has no {m.group('size')}B model (its models, all mixtures of experts: "
+            f"{', '.join(members)}), so the name cannot be sized")
+
+
 def is_model_family(name: str) -> bool:
     """Whether a claim's model is a family written without a size ("Qwen3", "Llama 4"): no one
     catalog model is it, however near a fuzzy lookup comes ("Llama 4" is not Llama 4 Scout)."""
@@ -603,7 +633,7 @@ def _bare_family(t: str, head_start: int) -> tuple[str, str, str | None] | None:
 
 # "running the 35B-A3B MoE": a mixture of experts named by its total and active sizes
 _SIZED_MOE = re.compile(r"(?<![\w.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB](?P<act>-A\d+(?:\.\d+)?[bB])\s*(?:MoE|models?|模型)?(?![\w.])")
-_SIZED_MODEL = re.compile(r"(?<![\w.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s*(?:参数|參數)?\s*的?\s*(?:模型|models?\b|版本?|version\b)", re.I)
+_SIZED_MODEL = re.compile(r"(?<![A-Za-z0-9_.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s*(?:参数|參數)?\s*的?\s*(?:模型|models?\b|版本?|version\b)", re.I)
 
 
 def _size_b(name: str) -> float | None:
@@ -1189,9 +1219,13 @@ def parse_claim(text: str) -> Claim:
     if mh is not None:
         # the headline model's own name says which file ran ("llama3.3:70b-instruct-q3_K_M",
         # "Qwen3-32B-AWQ"): it wins over a precision named elsewhere in the text
-        own = precision_words(t[:mh.end], near=None, figures=None)
-        own = {k: v for k, v in own.items() if k in ("precision", "quantization") and mh.start <= v[1] < mh.end}
-        if "precision" in own and own["precision"][0] != "full":  # 满血版 names the full-size model
+        # (the name goes on to the next space: "Phi4-14B-q8_0")
+        name_end = mh.end + len(re.match(r"[\w.\-:/]*", t[mh.end:]).group(0))
+        own = precision_words(t[:name_end], near=None, figures=None)
+        own = {k: v for k, v in own.items() if k in ("precision", "quantization") and mh.start <= v[1] < name_end}
+        # (not a checkpoint the text says it quantized: "loads DeepseekV3-BF16 and quantizes it online to int4")
+        requantized = re.search(r"quantiz\w*\s+(?:it\s+|them\s+)?(?:\w+\s+){0,2}(?:to|into)\b|量化(?:为|成|到)", t[mh.end:], re.I)
+        if "precision" in own and own["precision"][0] != "full" and not requantized:  # 满血版 names the full-size model
             for key, hit in own.items():
                 f[key], src[key] = hit[0], t[hit[1]:hit[2]]
     no_figures = _blank(masked, [fig.span for fig in figs])
@@ -1241,9 +1275,14 @@ def parse_claim(text: str) -> Claim:
         distinct = sorted({c[0] for c in stated})
         if len(distinct) == 1:
             f["concurrency"], src["concurrency"] = distinct[0], t[stated[0][1]:stated[0][2]]
-        elif not stated and re.search(r"single[\s\-](?:request|stream|user|sequence|query|batch)|单\s*batch|单批次?|one\s+(?:request|query)|"
-                                      r"for\s+(?:1|one|a\s+single)\s+(?:query|request|user|stream)\b|单请求|单并发|单用户|单流|"
-                                      r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)|\bbs\s*=?\s*1(?!\d)", masked, re.I):
+        elif not stated and (one := re.search(r"single[\s\-](?:request|stream|user|sequence|query|batch)|单\s*batch|单批次?|one\s+(?:request|query)|"
+                                              r"for\s+(?:1|one|a\s+single)\s+(?:query|request|user|stream)\b|单请求|单并发|单用户|单流|"
+                                              r"batch[\s_\-]?size\s*(?:of\s*)?1(?!\d)|\bbs\s*=?\s*1(?!\d)", masked, re.I)) \
+                and not (head.scope in ("aggregate", "gpu", "node") and any(
+                    fig is not head and fig.scope in ("request", "user") and one.group(0) in str(fig.why.get("scope", ""))
+                    for fig in figs)):
+            # (not where the words are another figure's own, beside a total: "单用户推理速度超过 250
+            # tokens/秒,最大吞吐量超过 30,000" runs the 30,000 at no single request)
             f["concurrency"], src["concurrency"] = 1, "single request"
     if head.metric == "generation_tok_s" and isinstance(f.get("concurrency"), int) and f["concurrency"] > 1 \
             and not (said_scope and head.scope in ("request", "user")):

@@ -47,7 +47,9 @@ _TOK_UNIT = (r"(?:tok(?:en)?s?|tk|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|seconds?|�
              r"|tokens?\s+(?:per|a|each|every)\s+sec(?:onds?)?(?![a-z])"
              r"|tps(?![a-z])|tgs(?![a-z])|tks(?![a-z])|tok/sec|tokens?-per-sec(?:ond)?(?![a-z])|(?:tokens?|tok|令牌|词元|字词)\s*每秒"
              r"|(?:个\s*)?(?:令牌|词元)\s*/\s*秒|字\s*/\s*秒")
-_MS_PER_TOK = r"(?:ms|毫秒)\s*(?:/|per\s+|每\s*)\s*(?:(?:output|generated|new|decoded)\s+)?(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
+_MS_PER_TOK = r"(?:ms|毫秒)\s*(?:/|per\s+|每\s*)\s*(?:(?:output|generated|new|decoded)\s+)?(?:个\s*)?(?:tok(?:en)?s?|T(?![A-Za-z]))(?![a-z])"
+# "200-300K TPM": tokens per minute, a service's rate, read in tok/s (÷ 60)
+_TPM = r"(?:TPM|tok(?:en)?s?\s*(?:/|per\s+|每\s*)\s*min(?:ute)?|tokens?\s*每分钟)(?![a-z])"
 _S_PER_TOK = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:(?:output|generated|new|decoded)\s+)?(?:个\s*)?(?:tok(?:en)?|令牌)(?![a-z])"
 _S_PER_1K = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:1k|1000|1,000|千|一千)\s*(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
 # "0.62s/req": a whole request's time, read as a latency in s or ms
@@ -60,7 +62,7 @@ _NUM_BODY = (rf"(?P<num>{NUMBER})(?:\s*(?:~|-|to|至|到)\s*(?P<num2>{NUMBER}))?
 _FIGURE = re.compile(
     rf"(?<![a-z0-9_.])(?:(?<!/)|(?<=\d/))(?:(?<!\d,)|(?!\d{{3}}(?![\d.])))" + _NUM_BODY
     + rf"\s*(?P<gap>(?:(?:{_GAP_WORDS})(?![a-z])\s*){{0,3}})"
-    + rf"(?:(?P<tpot>{_MS_PER_TOK})|(?P<stpot>{_S_PER_TOK})|(?P<s1k>{_S_PER_1K})|(?P<tok>{_TOK_UNIT})|(?P<ms>{_MS})|(?P<sec>{_SEC}))",
+    + rf"(?:(?P<tpot>{_MS_PER_TOK})|(?P<stpot>{_S_PER_TOK})|(?P<s1k>{_S_PER_1K})|(?P<tok>{_TOK_UNIT})|(?P<tpm>{_TPM})|(?P<ms>{_MS})|(?P<sec>{_SEC}))",
     re.I,
 )
 # "每秒生成 30 个 token", "每秒约 1.5 万 tokens": the rate written before the number.
@@ -97,7 +99,8 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("prefill_tok_s", r"(?:pre-?fill|预填充)\s*(?:throughput|吞吐量?)|prompt\s+processing|prompt[\s\-]eval\w*|\bpp(?!\s*[=:]\s*\d)\s*\d*\b(?!\s*tp\b)|pre-?fill\w*(?!\s+(?:buffer|chunk|batch|size|step))|预处理|预填充|提示词?处理|"
                           r"prompt\s*(?:speed|throughput|tok|阶段|phase|stage|rate)|input\s+(?:processing|speed)|处理提示|首段|"
                           r"for\s+(?:a|the)\s+[\d,]+[\s\-]tokens?\s+prompt|prompt[\s_]?tps|"
-                          r"(?:on\s+)?the\s+first\s+(?:inference\s+|forward\s+)?pass"),
+                          r"(?:on\s+)?the\s+first\s+(?:inference\s+|forward\s+)?pass|"
+                          r"\bprocess\s*:"),  # koboldcpp's "Process:25.05s (… = 66.89T/s)"
         ("e2e_tok_s", r"end[\s\-]to[\s\-]end|\be2e\b|端到端|including\s+(?:prefill|ttft|prompt)"),
         ("generation_tok_s", r"decod(?:e|ing)\s+throughput|generation|generating|generate[sd]?|\btg\s*\d*\b|decod\w+|\beval\b|生成|解码|吐字|出字|"
                              r"输出速度|text\s+gen|token\s+gen|output\s+speed|inference\s+speed|推理速度|" + _ONE_STREAM_THROUGHPUT),
@@ -114,17 +117,18 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("user", r"per[\s\-]user|/\s*user|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),
         ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device|npu|hpu)|(?<![a-z])(?<!cpu)/\s*(?:gpu|card|npu|hpu|chip)\b|(?<=/s)/\s*(?:gpu|card|npu|hpu|chip)\b|each\s+gpu\s+(?:achieves|gets|reaches|delivers|does|serves|processes)|每\s*(?:张|块|颗|顆|个|個)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
         # ("每个节点八台 GPU", "each node with 8 GPUs" describe the layout, not a per-node figure)
-        ("node", r"per[\s\-](?:node|server|machine|system|host)|/\s*node\b|each\s+node(?!\s+(?:has|with|of)\s+\d)|"
+        ("node", r"per[\s\-](?:node|server|machine|system|host)|single[\s\-](?:machine|node|server)\s+(?:performance|throughput)|/\s*node\b|each\s+node(?!\s+(?:has|with|of)\s+\d)|"
                  r"每(?:个)?节点(?!\s*(?:有|配)?\s*(?:\d+|[一二两三四五六七八九十]+)\s*(?:台|张|块|个|卡|gpu))|每台|单机吞吐"),
         ("aggregate", r"(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|(?<!decode\s)(?<!decoding\s)throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|整体|合计(?=[^，,。；;]{0,10}(?:输出|吞吐|生成|解码|每秒|tokens?|$))|"
                       r"最大并发|高并发|under\s+(?:full\s+)?load|at\s+max(?:imum)?\s+concurrency|\d+\s*并发"),
     ),
     "spec": (
         ("false", r"no\s+(?:mtp|spec\w*|speculative|draft)|without\s+(?:an?\s+|the\s+)?(?:mtp|spec\w*|speculative|draft|eagle)|"
-                  r"(?:mtp|spec\w*\s+decod\w*|speculative\s+decoding)\s+(?:off|disabled)|\bplain\b|baseline|vanilla|\bstock\s+(?!settings)\w|"
+                  r"(?:mtp|spec\w*\s+decod\w*|speculative\s+decoding)\s+(?:off|disabled)|\bplain\b|baseline|vanilla|\bstock\s+(?!settings|ryzen|intel|amd|nvidia|geforce|rtx|gtx|radeon|apple|mac|gpu|cpu|clocks?|cooler|memory|ram|ddr|card|hardware|\d)\w|"
                   r"(?:standard|regular|normal|ordinary|autoregressive)\s+decod\w*|\bautoregressive(?!\s+draft)|普通解码|常规解码|标准解码|"
                   r"不开(?:启)?\s*(?:投机|推测|mtp)|关闭\s*(?:投机|推测|mtp)|未开启?\s*(?:投机|推测|mtp)|无\s*(?:投机|mtp)|不用\s*mtp"),
-        ("true", r"speculative|spec(?:ulative)?[\s\-_]decod\w*|\bmtp\b|eagle\s*-?\d?|medusa|draft\s+model|lookahead|"
+        ("true", r"speculative|spec(?:ulative)?[\s\-_]decod\w*|\bmtp\b|eagle\s*-?\d?|medusa|draft\s+model|lookahead|\bd?flash\d?[\s\-_]?draft|\bdflash\d*\b|"
+                 r"\bspec(?:[\-_]type)?\s*=\s*(?!none|off|0\b)\w|"
                  r"n-?gram\s+spec|multi[\s\-]token\s+prediction|投机|推测解码|多\s*token\s*预测"),
     ),
 }
@@ -154,6 +158,7 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     # "48.9 tok/s single-stream (C1) and 242.0 tok/s at C8"
     r"(?:\bat\s+|\()c(?P<n>\d{1,4})\b(?!\s*-)",
     r"\bc(?P<n>\d{1,4})\s+(?:profile|run|setting|config(?:uration)?|results?)\b",  # "the nvfp4 C8 profile"
+    r"\bcohort\s+c(?P<n>\d{1,4})\b",  # "measured cohort C8"
     # "as concurrency went from 4 to 64": the setting at the change's end
     r"(?:concurrency|batch[\s_\-]?size)\s+(?:\w+\s+)?from\s+\d+\s+(?:up\s+)?to\s+(?P<n>\d+)(?!\d|\.\d)",
     # "concurrency lowered to 32", "并发降到 32": the run's setting after a change
@@ -161,7 +166,7 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"\s*(?:到|至|为|to)\s*(?P<n>\d+)(?![\d.])",
 )]
 
-_NOT_A_RATE = r"(?!\s*(?:gb|gib|mb|tb|b\b|k\b|m\b|%|x\b|倍|万|千|[/:]|个|字|tokens?|layers?|gpus?|cores?|核|ms\b|s\b|秒|seconds?|月|年|日|号))"
+_NOT_A_RATE = r"(?!\s*(?:gb|gib|mb|tb|b\b|k\b|m\b|%|x\b|倍|万|千|[/:]|个|字|tokens?|tok\b|layers?|gpus?|cores?|核|ms\b|s\b|秒|seconds?|月|年|日|号))"
 _CONTINUES = re.compile(
     rf"\s*(?:\([^)]{{0,24}}\))?\s*,?\s*(?:(?:and|then|but)\s+)?(?:再|并|又)?(?:(?:further|\w+ing|\w+s|\w+ed)\s+)?"
     rf"(?:to|into|到|降到|升到|提升到|提高到|翻到|翻倍到|提到|降至|升至|vs\.?|versus|against|compared\s+(?:to|with)|than)\s*(?:about\s+|~|约)?"
@@ -189,9 +194,17 @@ _PAIR_WORDS = re.compile(r"(?P<a>输入|预填充|input|prefill|prompt|\bpp)\s*/
 _AT_X_AND = re.compile(rf"(?:(?:\bat|\bof|\bbetween|\breached|\breaches|\bgets|\bgot)\s+|(?:为|是|达到?|约)\s*)(?:~|about\s+|约)?"
                        rf"(?P<num>{NUMBER})\s*(?:\band\b|和|与)\s*(?:~|about\s+|约)?$", re.I)
 _SPREAD = re.compile(rf"\s*(?:±|\+/-|\+-)\s*(?:{NUMBER})")
-_UNIT_HEADER = re.compile(r"(?<![\d.])(?<![\d.]\s)(?:(?:output|generation|decode)\s+)?(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second|\btps\b)(?![a-z])", re.I)
-_HEADED_NUMBER = re.compile(rf"(?:\bdid|\bdoes|\bgot|\bgets|\breached|\breaches|\bhit|\bhits|\bat|:)\s*(?:~|(?:about|around|roughly|approximately)\s+)?"
-                            rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
+# "(最大推理速度,token / s)", "Tokens/秒(3万序列)为 30,214", "token 生成速度(…):turbomind 为 206.4": the
+# unit (or a token speed's name) written once, as a table's heading, for the bare numbers after it
+_UNIT_HEADER = re.compile(r"(?<![\d.])(?<![\d.]\s)(?:(?:output|generation|decode)\s+)?(?:tok(?:en)?s?\s*/\s*(?:s(?:ec)?|秒)|tokens?\s+per\s+second|\btps\b|"
+                          r"tokens?\s*(?:的)?\s*(?:生成|推理|输出|解码)\s*速度)(?![a-z])", re.I)
+_HEADED_NUMBER = re.compile(rf"(?:\bdid|\bdoes|\bgot|\bgets|\breached|\breaches|\bhit|\bhits|\bat|:|：|为|是)\s*(?:~|约|(?:about|around|roughly|approximately)\s+)?"
+                            rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.]?\d)(?!,\d{{3}}(?!\d))" + _NOT_A_RATE, re.I)
+# "ChatGLM-6b-fp16 在 Batch 64、256、512 下分别为 2919、7871、10209": a list after a headed number
+_HEADED_MORE = re.compile(rf"\s*[、,，]\s*(?:和|与|and\s+)?(?<![\d.])(?P<num>{NUMBER})(?![\d.]?\d)(?!,\d{{3}}(?!\d))" + _NOT_A_RATE, re.I)
+# a setting's value, not a speed: "prompt_tokens 为 1", "batch size = 1", "并发为 10"
+_SETTING_BEFORE = re.compile(r"(?:tokens?|batch(?:[\s_]?size)?|\bbs|并发(?:数)?|线程(?:数)?|threads?|长度|length|序列|层|layers?|"
+                             r"\bn[_\-]?\w+|num[_\-]\w+|max[_\-]\w+)\s*(?:数)?\s*$", re.I)
 _UNIT_IN_BRACKETS = re.compile(rf"(?P<what>(?:gen(?:eration)?|decode|prompt|prefill|input|output)?\s*throughput)?\s*"
                                rf"\(\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second)\s*\)\s*[:：=]\s*(?P<num>{NUMBER})(?![\d.,]?\d)", re.I)
 # "Tokens per second 为 280.7", "tok/s: 54": the unit named, then its number
@@ -205,6 +218,7 @@ _LIST_BEFORE = re.compile(rf"(?P<lead>分别(?:为|是)?\s*)?(?<![\d.,])(?P<list
 _FROM_TO = re.compile(rf"(?:\bfrom|从|由)\s*(?:~|about\s+|约)?(?<![\d.])(?P<a>{NUMBER})(?P<ua>\s*(?:ms|s|秒|tok/s(?:ec)?|tokens?/s|t/s)(?![a-z]))?"
                       rf"\s*(?:\bto\b|(?:降|升|提升|提高|增加|减少|缩短)?(?:到|至))\s*(?:~|about\s+|约)?"
                       rf"(?P<b>{NUMBER})(?![\d.,]?\d)(?P<ub>\s*(?:ms|s|秒|tok/s(?:ec)?|tokens?/s|t/s)(?![a-z]))?", re.I)
+_FROM_WORDY = re.compile(rf"(?:从|由)\s*(?:约)?(?<![\d.])(?P<a>{NUMBER})\s*(?:提升|提高|降低?|升|增加|减少|翻倍?|缩短|压缩)(?:到|至)\s*(?:约)?$")
 # A setting named just before "from X to Y": "as concurrency went from 4 to 64", "并发从 4 到 64"
 _SETTING_CHANGED = re.compile(r"(?:concurren\w*|batch(?:[\s_\-]?size)?|\bbs|users?|requests?|context(?:\s+length)?|prompts?|"
                               r"sequences?|threads?|layers?|GPUs?|cards?|nodes?|并发数?|批大小|批次|上下文|线程|卡数)"
@@ -284,14 +298,18 @@ class Figure:
 
 
 def _qualifier(t: str, start: int, end: int, post: str | None) -> str | None:
-    before = t[max(0, start - 24):start]
+    # "up to +40 tokens/sec": a plus sign before the number is no sign of its own
+    before = re.sub(r"\s*\+\s*$", "", t[max(0, start - 24):start])
     for name, rx in QUALIFIER_BEFORE:
         if re.search(rf"(?:{rx})\s*$", before, re.I):
             if name == "approx" and re.search(r"\bpeak(?:s|ed|ing)?\s+(?:at\s+)?(?:~|about|around|roughly)\s*$", before, re.I):
                 return "up_to"  # "peaks at ~1,047 tok/s": the stress word wins over the approximation
+            if name == "over" and re.search(r"(?:最高|峰值|最大)[^0-9,;.，；。]{0,8}(?:超过|超|突破|大于)\s*$", before):
+                return "up_to"  # "最大吞吐量超过 30,000 tokens/秒": the stress word wins over "more than"
             return name
     # "a peak output throughput of only 393", "最高吞吐 522": the stress word a few words before
-    if re.search(r"(?:\bpeak|(?<!previous\s)(?<!prior\s)(?<!old\s)(?<!former\s)(?<!public\s)\brecord(?![a-z])|最高|峰值)"
+    if re.search(r"(?:\bpeak|(?<!previous\s)(?<!prior\s)(?<!old\s)(?<!former\s)(?<!public\s)\brecord(?![a-z])|最高|峰值|"
+                 r"最大(?!\s*(?:并发|batch|上下文|长度|显存|内存)))"
                  r"[^0-9,;.，；。]{0,30}$", t[max(0, start - 40):start], re.I) \
             and not re.search(r"(?:previous|prior|old|former|earlier)\s+(?:\w+\s+)?record", t[max(0, start - 40):start], re.I):
         return "up_to"
@@ -316,7 +334,7 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
     masked = _SPREAD.sub(lambda m: " " * len(m.group(0)), masked)
     for m in _FIGURE.finditer(masked):
         unit = ("ms/tok" if m.group("tpot") or m.group("stpot") else "s/1k tok" if m.group("s1k")
-                else "tok/s" if m.group("tok") else "ms" if m.group("ms") else "s")
+                else "tok/s" if m.group("tok") or m.group("tpm") else "ms" if m.group("ms") else "s")
         mult = m.group("mult")
         if mult and mult.lower() == "m" and not re.match(r"\s*(?:tok|t/s|tps)", t[m.end("mult"):], re.I):
             continue
@@ -326,6 +344,8 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         hi = to_float(m.group("num2"), mult) if m.group("num2") else None
         if m.group("stpot"):
             lo, hi = lo * 1000, None if hi is None else hi * 1000  # s/token → ms/token
+        if m.group("tpm"):
+            lo, hi = round(lo / 60, 1), None if hi is None else round(hi / 60, 1)  # tokens per minute → tok/s
         if hi is not None and re.search(r"(?:\bfrom|从|由)\s*$", t[max(0, m.start() - 8):m.start()], re.I) \
                 and re.search(r"to|到|至", t[m.end("num"):m.start("num2")], re.I):
             # "from 51 to 79 t/s" is a change, not a range: two figures, the second the result
@@ -354,6 +374,10 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         gap = (m.group("gap") or "").strip()
         if gap:
             fig.why["gap"] = gap
+        if m.group("tpm"):
+            # tokens per minute is how services meter their total rate (an API's TPM limit)
+            fig.why["unit"] = f"{m.group('tpm')!r} is tokens per minute: ÷ 60 to tok/s"
+            fig.metric, fig.why["metric"] = "aggregate_throughput", m.group("tpm")
         found.append(fig)
     for m in _MINUTES.finditer(masked):
         # "推理大约需要两分半", "took 3 minutes": a latency in minutes, read in seconds
@@ -492,6 +516,14 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             for p_ in pair:
                 p_.why["same_as"] = fig.words
             found.extend(pair)
+    # "吞吐量从35提升到81 tokens/s": the change's start, written bare before the change word
+    for fig in list(found):
+        m = _FROM_WORDY.search(masked, max(0, fig.span[0] - 30), fig.span[0])
+        if m and not any(f.span[0] <= m.start("a") < f.span[1] for f in found):
+            first = Figure(value=to_float(m.group("a")), unit=fig.unit, span=m.span("a"), words=t[m.start():m.end("a")],
+                           before_change=True)
+            first.why["same_as"] = fig.words
+            found.append(first)
     # "20tokens/s-30tokens/s": one range written with the unit twice
     found.sort(key=lambda f: f.span[0])
     merged: list[Figure] = []
@@ -506,7 +538,7 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         merged.append(fig)
     for fig in merged:
         after = t[fig.span[1]:fig.span[1] + 24]
-        if fig.qualifier in (None, "approx") and re.match(r"\s*(?:(?:as\s+)?(?:the|its)\s+|at\s+)(?:maximum|max|peak)\b",
+        if fig.qualifier in (None, "approx") and re.match(r"\s*(?:(?:as\s+)?(?:the|its)\s+|at\s+)(?:maximum|max|peak)\b|\s*peak\b",
                                                          after, re.I):
             fig.qualifier = "up_to"  # "~155 tokens/s the maximum": stressed as "up to 155" is
         if fig.qualifier == "under" and not isinstance(fig.value, tuple):
@@ -542,15 +574,24 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             merged.append(fig)
     merged.sort(key=lambda f: f.span[0])
     found = merged
-    header = None if found else _UNIT_HEADER.search(masked)
+    # a heading only where no rate is written with its unit (a latency may be: "首次Token延迟为 8.7 ms")
+    header = None if any(f.unit == "tok/s" for f in found) else _UNIT_HEADER.search(masked)
     if header:
         # "Output tokens/s on an H100: vanilla did 133, EAGLE did 201.69 (1.51x)": the unit
         # written once, as a heading, for the bare numbers that follow
-        for m in _HEADED_NUMBER.finditer(masked, header.end()):
-            span = (m.start("num"), m.end("num"))
-            fig = Figure(value=to_float(m.group("num")), unit="tok/s", span=span, words=t[span[0]:span[1]])
-            fig.why["unit"] = f"no unit stated with it; {t[header.start():header.end()].strip()!r} heads the text"
-            found.append(fig)
+        taken = [f.span for f in found]
+        pos = header.end()
+        while (m := _HEADED_NUMBER.search(masked, pos)):
+            pos = m.end()
+            if _SETTING_BEFORE.search(masked[max(0, m.start() - 24):m.start()]) \
+                    or any(a <= m.start("num") < b for a, b in taken):
+                continue
+            for n in [m, *_list_after(masked, m.end())]:
+                span = (n.start("num"), n.end("num"))
+                fig = Figure(value=to_float(n.group("num")), unit="tok/s", span=span, words=t[span[0]:span[1]])
+                fig.why["unit"] = f"no unit stated with it; {t[header.start():header.end()].strip()!r} heads the text"
+                found.append(fig)
+                pos = max(pos, n.end())
     if not found:
         # no unit anywhere: a number right after a decode/prefill word is read as tok/s, and says so
         for m in _BARE_SPEED.finditer(masked):
@@ -560,6 +601,15 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             found.append(fig)
     found.sort(key=lambda f: f.span[0])
     return found
+
+
+def _list_after(masked: str, pos: int) -> list[re.Match]:
+    """The numbers listed after a headed number ("为 2919、7871、10209"), in order."""
+    out = []
+    while (m := _HEADED_MORE.match(masked, pos)):
+        out.append(m)
+        pos = m.end()
+    return out
 
 
 _OTHER_TIME = re.compile(rf"[,;，；]\s*(?:~|about\s+|约)?(?:{NUMBER})\s*(?:s|sec|secs|seconds?|ms|毫秒|秒)(?![\w/])", re.I)
@@ -589,7 +639,11 @@ def _windows(t: str, figs: list[Figure]) -> list[tuple[int, int, int, int]]:
         sent_start = max([b for b in bounds if b <= s], default=0)
         sent_end = min([b for b in bounds if b > e], default=len(t))
         left_start = max([sent_start, s - 80] + [m.end() for m in _CONTRAST.finditer(t, max(sent_start, s - 80), s)])
-        if i > 0 and figs[i - 1].span[1] > left_start:
+        if i > 0 and re.fullmatch(r"\s*(?:=|≈|i\.e\.,?|即)\s*", t[figs[i - 1].span[1]:s]):
+            # "Generate:59.05s (152.6ms/T = 6.55T/s)": a figure restated in another unit shares
+            # its words
+            left_start = out[i - 1][0]
+        elif i > 0 and figs[i - 1].span[1] > left_start:
             prev_end = paren[i - 1] if paren[i - 1] <= s else figs[i - 1].span[1]
             between = t[prev_end:s]
             cut = _cuts(between, "end")
@@ -614,10 +668,13 @@ def _nearest(rules, t: str, f: Figure, win: tuple[int, int, int, int]) -> tuple[
     ls, le, rs, re_ = win
     best: tuple[int, str, str] | None = None
     gap = f.why.get("gap", "")
+    pre = t[max(0, f.span[0] - 24):f.span[0]]
+    if rules in (_KEYWORD_RX["metric"], _KEYWORD_RX["scope"]) and re.search(r"(?<![单\d一二两三四五六七八九十])\s*并发\s*(?:可达|达到?|约)?\s*$", pre):
+        # "单路可达27+tps，并发40+tps": 并发 written right before a rate is the rate under load
+        return ("aggregate_throughput" if rules is _KEYWORD_RX["metric"] else "aggregate"), "并发"
     if rules is _KEYWORD_RX["metric"]:
         # the word right before the number: "输入 804 tok/s、输出 221 tok/s", "input 52.3k tok/s"
         # "纯 Prefill 吞吐 7360", "read a 7,624-token prompt at 779 tok/s"
-        pre = t[max(0, f.span[0] - 24):f.span[0]]
         m = re.search(r"(?:输入|input|prompt|prefill|预填充|预处理)\s*(?:吞吐量?|throughput|速度|speed|\bat)?\s*[:：]?\s*$", pre, re.I)
         if m:
             return "prefill_tok_s", m.group(0).strip()
@@ -789,7 +846,8 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             f.scope, f.metric = "aggregate", "aggregate_throughput"
         between = t[f.span[1]:figs[i + 1].span[0]] if i + 1 < len(figs) else ""
         if i + 1 < len(figs) and figs[i + 1].unit == f.unit and (_CHANGE_TO.search(between) or _CHANGE_WORDY.search(between)) \
-                and not _SET_AGAINST.search(between):
+                and not _SET_AGAINST.search(between) \
+                and not re.search(r"(?:从|由|\bfrom)\s*(?:约|~|about\s+)?\d", between[between.find(";") + 1:], re.I):
             # "只能达到 6-7 token/s，而 readme 里 … 就能到 8 token/s" sets two results side by side
             f.before_change = True
     for f in figs:
@@ -808,7 +866,9 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
                             g.metric, g.scope = "aggregate_throughput", "aggregate"
     for a, b in zip(figs, figs[1:]):
         if not a.before_change and a.unit == b.unit and _SWITCH.search(t[a.span[1]:b.span[0]]) \
-                and not _BOUNDARY.search(t[a.span[1]:b.span[0]].replace(";", ",")):
+                and not _BOUNDARY.search(t[a.span[1]:b.span[0]].replace(";", ",")) \
+                and not (b.before_change and re.search(r"(?:从|由|\bfrom)\s*(?:约|~|about\s+)?$", t[a.span[1]:b.span[0]], re.I)):
+            # (the next figure starting a change of its own, "改用FP8后吞吐量从35提升到81", is no end of this one)
             a.before_change = True
     for i, a in enumerate(figs):
         # "4 tok/s at first and 7.3 tok/s after tuning", "起初 … 0.1 tok/s；调整后 … 2.9 tok/s"

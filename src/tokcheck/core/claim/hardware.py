@@ -237,4 +237,6 @@ GPU_LIKE = re.compile(
     r"(?:instinct\s+)?mi\d{3}[a-z]?|radeon\s+(?:rx\s+)?\d{4}\s*(?:xtx|xt)?|rx\s*\d{4}\s*(?:xtx|xt)?|"
     r"[abhlv]\d{2,3}[a-z]?(?:\s*(?:sxm|pcie|nvl)\d?)?|gb\d{3}|gh\d{3}|b\d{3}a?|"
     r"(?:apple\s+)?m[1-5]\s*(?:pro|max|ultra)?|t4|l4|l40s?|ascend\s*\d{3}[a-z]?|910[bc]|"
-    r"(?:apple\s*|苹果\s*)?a1[4-9](?:\s*(?:pro|bionic))?|cmp\s*\d{2,3}\s*hx|(?:hygon\s+|海光\s*)?dcu\s*[kz]\d{2,3}(?:[\-_]ai)?)(?=s?(?![a-z0-9]))", re.I)
+    r"(?:apple\s*|苹果\s*)?a1[4-9](?:\s*(?:pro|bionic))?|cmp\s*\d{2,3}\s*hx|(?:hygon\s+|海光\s*)?dcu\s*[kz]\d{2,3}(?:[\-_]ai)?|"
+    # "单机8卡GU120": a code written after a count of cards is a card's name
+    r"(?:(?<=\d卡)|(?<=\d卡\s))[a-z]{1,4}\d{2,4}[a-z]?)(?=s?(?![a-z0-9]))", re.I)

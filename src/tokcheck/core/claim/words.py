@@ -387,9 +387,11 @@ _ENGINES = (
     ("TGI", r"\btgi\b|text[\s\-]generation[\s\-]inference"),
     ("LMDeploy", r"\blmdeploy\b|\bturbomind\b"),
     ("TabbyAPI", r"tabbyapi"),
-    ("ExLlamaV2", r"exllamav2"),
-    ("ExLlamaV3", r"exllamav3"),
-    ("ExLlama", r"exllama"),
+    ("AutoAWQ", r"\bautoawq\b"),
+    # "Mistral 7B (ExLlamaV2 kernel)": a kernel another engine calls is no engine of its own
+    ("ExLlamaV2", r"exllamav2(?![\s\-_]*kernels?\b)"),
+    ("ExLlamaV3", r"exllamav3(?![\s\-_]*kernels?\b)"),
+    ("ExLlama", r"exllama(?![\s\-_]*kernels?\b)(?!v\d)"),
     ("KTransformers", r"ktransformers"),
     ("QServe", r"\bqserve\b"),
     ("OpenNMT-py", r"\bopennmt(?:[\-_]py)?\b"),
@@ -639,7 +641,8 @@ def option_words(t: str) -> dict:
     if m:
         out["speculative_decoding"] = (False, m.start(), m.end())
     else:
-        m = re.search(r"speculative|spec[\s\-_]decod|\bmtp\b|eagle[\s\-]?\d?\b|medusa|draft[\s\-]model|lookahead[\s\-]decod|"
+        m = re.search(r"speculative|spec[\s\-_]decod|\bmtp\b|eagle[\s\-]?\d?\b|medusa|draft[\s\-]model|lookahead[\s\-]decod|\bdflash\d*\b|"
+                      r"\bspec(?:[\-_]type)?\s*=\s*(?!none|off|0\b)\w|"
                       r"投机解码|推测解码|n-?gram\s+spec|multi[\s\-]token\s+prediction|多\s*token\s*预测", low, re.A)
         if m:
             out["speculative_decoding"] = (True, m.start(), m.end())
@@ -647,7 +650,7 @@ def option_words(t: str) -> dict:
     if m:
         out["prefix_cache"] = (False, m.start(), m.end())
     else:
-        m = re.search(r"prefix[\s\-]cach|\bapc\b|radix[\s\-]?(?:cache|attention)|前缀缓存", low)
+        m = re.search(r"prefix[\s\-_]cach(?!\w*\s*=\s*(?:0|false|off)\b)|\bapc\b|radix[\s\-]?(?:cache|attention)|前缀缓存", low)
         if m:
             out["prefix_cache"] = (True, m.start(), m.end())
     m = re.search(r"enforce[\s\-_]eager|no\s+cuda[\s\-]?graphs?|cuda[\s\-_]?graphs?\s*(?:off|disabled)|eager\s+mode|"
