@@ -1596,9 +1596,12 @@ def test_set_nineteen_judge():
     a = analyze_claim(parse_claim("fastllm: eypc 9655*2 + 24路DDR5 6400 + 4090 24G 推理 DeepSeek R1 671B 模型,"
                                   "INT4量化单路可达27+tps"))
     assert a.verdict == "plausible" and any("24-channel DDR5-6400" in e for e in a.explanations)
-    # a card with its memory doubled is judged at the stated memory
+    # a card with its memory doubled is judged at the stated memory: FP8 fits its 32 GB (the stock
+    # 16 GB would hold only 4-bit weights), and at FP8 the figure needs more than the stated
+    # speculative decoding's usual acceptance
     a = analyze_claim(parse_claim("Qwen3.5-27B on 1x RTX 4080S 32GB with SPEC=dflash2: cohort C8 reached decode 535.5 tok/s"))
-    assert a.verdict == "plausible" and any("more than a stock RTX 4080 Super" in n for n in a.notes)
+    assert a.verdict == "needs_explanation" and any("more than a stock RTX 4080 Super" in n for n in a.notes)
+    assert any("at FP8, the widest format that fits" in e for e in a.explanations)
     # a weight size too small for the stated format, on GPUs that hold the format anyway, is a slip
     # in the text; where the setup fits only at the stated size, the claim rests on it
     a = analyze_claim(parse_claim("A deployment guide for Llama-3.1-405B-Instruct on AMD Instinct GPUs serves it with vLLM "
@@ -1610,3 +1613,53 @@ def test_set_nineteen_judge():
     assert a.verdict == "plausible" and any(e.startswith("inconsistent: 210 GB") for e in a.explanations)
     a = analyze_claim(parse_claim("用 GPTQ 8bit 把 671B 的 DeepSeek 压缩到 326GB,在 RTX 4090 单卡上推理延迟 620ms。"))
     assert a.verdict == "implausible"
+
+
+def test_set_twenty_units_lists_and_names():
+    # a time per batch of one and a time per decode step are latencies; 推論 is 推理 in traditional script
+    c = parse_claim("以純 CPU 執行 DeepSeek R1 671B 的 PyTorch 推論腳本,batch_size 1、512 個 token 長度下平均推論時間 3.8 秒/批次。")
+    assert (c.fields["value"], c.fields["unit"], c.fields["concurrency"]) == (3.8, "s", 1)  # not "1,512"
+    c = parse_claim("实测搭载骁龙8 Gen2 的手机运行 7B 参数模型时,推理速度可达 15ms/次。")
+    assert (c.fields["value"], c.fields["unit"], c.fields["metric"]) == (15, "ms/tok", "tpot")
+    c = parse_claim("the RTX 5090 runs LLaMA 3 8B at full FP16 at 100 tok/s single stream (10.0 ms per-token latency)")
+    assert next(f for f in c.figures if f.value == 10).unit == "ms/tok"
+    # a draft named after "with" leaves the target named before it the claim's model
+    c = parse_claim("Llama-3.1-8B with a Llama-3.2-1B draft reaches an effective ~209 tok/s")
+    assert c.fields["model"] == "Llama 3.1 8B"
+    # words saying no speculative decoding after "over" name the baseline compared against
+    c = parse_claim("speculative decoding on MI300X with Llama-3.1-70B-Instruct reached 225.86 tokens/s with TP=4, a "
+                    "4.32x speedup over autoregressive decoding")
+    assert c.fields.get("speculative_decoding") is True
+    # Ascend names written in traditional or simplified script; DS-R1; a system's Chinese name
+    c = parse_claim("在 910B2C x16 的 A2 上部署 DS-R1 0528 W8A8,开启 MTP 时 TPS/NPU 为 42.67 tokens/s")
+    assert (c.fields["model"], c.fields["gpu"]) == ("DeepSeek R1", "Ascend 910B")
+    c = parse_claim("盘古 Pro MoE 在昇腾 800I A2 上单卡推理吞吐量达 1148 tokens/s")
+    assert (c.fields["gpu"], c.fields["gpu_count"]) == ("Ascend 910B", 8)
+    # the size written with the headline is its model's, not a model named after it
+    c = parse_claim("single-user llama.cpp decode at Q4_K_M gives the Mac Studio M4 Max ~12 tok/s on 70B, and the RTX 5090 "
+                    "186 tok/s on Qwen3 8B")
+    assert c.fields.get("model") is None and c.fields["value"] == 12
+    # MLC's q4f16_ft is 4-bit
+    assert parse_claim("TinyLlama-1.1B with MLC q4f16_ft quantization decodes at 30 tokens/sec").fields["precision"] == "INT4"
+
+
+def test_set_twenty_judge():
+    from tokcheck.core.verdict import analyze_claim
+
+    # the widest format that fits is an unstated precision's reading: a figure only 4-bit reaches needs explaining
+    a = analyze_claim(parse_claim("改用 vLLM 部署 Qwen3-14B 后,手里的 RTX 4090 能跑出 80 token/s 的速度"))
+    assert a.verdict == "needs_explanation" and any("widest format that fits" in e for e in a.explanations)
+    # a time per output token is one stream's: no batch explains it
+    a = analyze_claim(parse_claim("可通过 INT8 量化降低内存占用,实测搭载骁龙8 Gen2 的手机运行 7B 参数模型时,推理速度可达 15ms/次。"))
+    assert a.verdict == "implausible"
+    # a time per token of the baseline is not the speculative headline's
+    a = analyze_claim(parse_claim("Llama-3.1-8B with a Llama-3.2-1B draft reaches an effective ~209 tok/s against a 54.4 "
+                                  "tok/s baseline (18.4ms/token, 151.7ms TTFT)."))
+    assert not any(c.get("check") == "tpot_vs_tok_s" and not c["ok"] for c in a.consistency)
+    # more host memory than a desktop holds is a server's
+    a = analyze_claim(parse_claim("KTransformers 让单张 RTX 4090D(24GB 显存)搭配 382GB 内存运行 DeepSeek-R1 满血版,4bit 量化下"
+                                  "生成速度达 14 tokens/s。"))
+    assert a.verdict == "plausible" and "8-channel DDR5-4800" in a.offload["host_memory"]
+    # stated total and active parameters size a model the catalog does not know
+    a = analyze_claim(parse_claim("盘古 Pro MoE(720 亿总参数、160 亿激活参数)在 Atlas 800I A2 上吞吐量达 1148 tokens/s"))
+    assert a.verdict != "unknown" and "16B of 72B parameters active" in a.notes[0]

@@ -144,6 +144,11 @@ def _find_cpu(text: str) -> dict | None:
     return best[1] if best else None
 
 
+#: The most memory a desktop board takes: 4 DIMMs × 64 GB of DDR5 (the largest consumer DIMM as
+#: of 2025; AMD and Intel desktop platforms list 256 GB as their maximum).
+DESKTOP_MAX_RAM_BYTES = 256e9
+
+
 def find_host_memory(text: str, gpu_kind: str | None = None) -> HostMemory:
     """The host memory a claim's offloaded weights are read from (see the module docstring).
 
@@ -203,6 +208,10 @@ def find_host_memory(text: str, gpu_kind: str | None = None) -> HostMemory:
     if sockets > 1 or _SERVER.search(t):
         return _row_for(8, "DDR5", 4800, sockets, "not stated; assumed a server socket of 8-channel DDR5-4800 "
                         "(Xeon Sapphire Rapids)", False, cap)
+    if cap and cap > DESKTOP_MAX_RAM_BYTES:
+        # "单张 RTX 4090D 搭配 382GB 内存": more memory than a desktop board holds is a server's
+        return _row_for(8, "DDR5", 4800, 1, f"not stated; {cap / 1e9:,.0f} GB is more than a desktop holds: assumed a "
+                        "server socket of 8-channel DDR5-4800 (Xeon Sapphire Rapids)", False, cap)
     if gpu_kind in ("datacenter", "amd_datacenter"):
         return _row_for(12, "DDR5", 4800, 1, "not stated; assumed one server socket beside a datacenter GPU", False, cap)
     return _row_for(2, "DDR5", 5600, 1, "not stated; assumed a desktop's dual-channel DDR5", False, cap)

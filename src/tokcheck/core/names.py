@@ -138,10 +138,15 @@ def find_all_in_text(text: str, entries: Iterable[tuple[str, Iterable[str]]],
     optional or any of space, hyphen, underscore, slash, colon; a plural "s" is allowed
     ("two H100s"), and a count glued on with an x ("8xH200", "H100×8") does not hide the name. Keys with
     fewer than ``min_len`` letters and digits are skipped."""
+    from tokcheck.core.claim.text import normalise  # (imported here: the claim package imports this module)
+
     low = text.lower()
     hits: list[tuple[str, int, int]] = []
     for name, aliases in entries:
-        for k in (name, *aliases):
+        keys = [name, *aliases]
+        # a claim is read simplified: "昇腾 800I A2" is also matched as "升腾 800I A2"
+        keys += [normalise(k) for k in keys if re.search(r"[\u3400-\u9fff]", k) and normalise(k) != k]
+        for k in keys:
             parts = [w for w in re.split(_SEP + "+", k.lower()) if w]
             if not parts or len(re.sub(r"[\W_]", "", k.lower())) < min_len:
                 continue

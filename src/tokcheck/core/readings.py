@@ -89,9 +89,9 @@ _BENCH_SERVING = re.compile(r"benchmark_serving|sharegpt|mlperf|\bgenai-perf|\bg
                             r"\d+\s*个?(?:请求|并发)", re.I)
 #: Engines people run on their own machines, which offload to CPU RAM when the GPU is too small.
 # AirLLM loads one layer at a time: it runs models larger than the GPU; fastllm, like KTransformers,
-# runs a MoE's experts from host memory beside one GPU
+# runs a MoE's experts from host memory beside one GPU; PowerInfer keeps its cold neurons on the CPU
 LOCAL_ENGINES = ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "KTransformers", "MLX", "ExLlamaV2",
-                 "AirLLM", "fastllm")
+                 "AirLLM", "fastllm", "PowerInfer")
 
 
 @dataclass

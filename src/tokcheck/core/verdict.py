@@ -540,7 +540,9 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
         return _Judgement("needs_explanation", text, u, "single", bounds)
     # above the hard bound: what could account for it
     ratio = value / per_hard
-    single = scope == "request" or concurrency == 1 or (words.single and not (concurrency and concurrency > 1))
+    # a time per output token is one stream's however many run beside it: no batch explains it
+    single = scope == "request" or concurrency == 1 or (words.single and not (concurrency and concurrency > 1)) \
+        or claim.fields.get("metric") == "tpot"
     possible: list[str] = []
     if spec:
         if ratio <= MAX_PLAUSIBLE_ACCEPTED_LENGTH:
@@ -740,6 +742,14 @@ def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], di
                                                    for g in figs)
 
     tpots = [t for t in tpots if not _own_rate(t)]
+    if head is not None:
+        # "~209 tok/s with a draft … against a 54.4 tok/s baseline (18.4ms/token)": a time per
+        # token read without speculative decoding is not the headline's when the headline may use it
+        tpots = [t for t in tpots if not (t.spec_decoding is False and head.spec_decoding is not False)]
+    if head is not None and head.concurrency:
+        # "decode >300 tokens/sec (batch=8) … 延迟 <100ms/token (batch=1)": a time per token read at
+        # another concurrency is another run's
+        tpots = [t for t in tpots if not t.concurrency or t.concurrency == head.concurrency]
     if head is not None and head.unit == "tok/s" and rate and tpots:
         t = tpots[0]
         per = _rate_of(t.value, t.unit, {})
@@ -1037,6 +1047,17 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
                                                x[0].reading.fallback and x[0].offload is not None,
                                                x[0].reading.fallback))
     result.verdict = best.verdict
+    # (not where the text gives a hint of the width: a footprint, or "quantized" with no type)
+    usual = None if claim.footprint or f.get("quantization") or _WIDTH_HINT.search(claim.text or "") \
+        else _usual_reading(judged, setup, engine_family(f.get("engine")))
+    if usual is not None and usual[0] is not best_bd and best_bd.reading.fallback \
+            and _SEVERITY[usual[1].verdict] > _SEVERITY[best.verdict] and best.verdict == "plausible":
+        # the precision is not stated: its usual reading is the widest format that fits, and a
+        # figure only a narrower one reaches rests on a precision the text leaves open
+        result.verdict = "needs_explanation"
+        explanations.append(f"{_UNSTATED_WIDEST}{usual[0].reading.label}, the widest format that fits, it is "
+                            f"{usual[1].verdict.replace('_', ' ')}; only narrower weights ({best_bd.reading.label}) "
+                            "reach it, which the text does not state")
     result.precision_used = best_bd.reading.precision if best_bd.reading.precision != "released" or \
         best_bd.reading.model is spec_model else best_bd.reading.label
     if best_bd is not first:
@@ -1241,6 +1262,20 @@ def _by_family(claim: Claim, family: str, result: ClaimAnalysis, options: dict) 
     return result
 
 
+def _gpus_named(text: str) -> list[tuple[str, int]]:
+    """The catalog GPUs named in ``text``: ``(name, start)`` in text order."""
+    from tokcheck.core.catalog import gpus
+    from tokcheck.core.claim import find_names
+    from tokcheck.core.claim.text import normalise
+
+    return [(h.name, h.start) for h in find_names(normalise(text), [(g.name, g.aliases) for g in gpus()], min_len=3)]
+
+
+_STATED_TOTAL_ACTIVE = re.compile(
+    r"(?P<tot>\d+(?:\.\d+)?)\s*(?P<tu>B|亿)\s*(?:总参数|总参|total(?:\s+param\w*)?)[^。;.]{0,24}?"
+    r"(?P<act>\d+(?:\.\d+)?)\s*(?P<au>B|亿)\s*(?:激活参数|激活|active(?:\s+param\w*)?)", re.I)
+
+
 def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAnalysis | None:
     """No catalog model, but the text names a size ("a 70B model", "7b", "'Qwen3.5 9B'"): each
     figure is judged with the catalog's dense model nearest its size (the size named nearest the
@@ -1250,13 +1285,22 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
     from tokcheck.core.readings import dense_stand_in, model_family, moe_stand_in, size_mentions
 
     act = re.search(r"(?<![\w.])(\d+(?:\.\d+)?)B[\-_\s]A(\d+(?:\.\d+)?)B(?![\w.])", unknown_model or "", re.I)
-    if act and claim.headline is not None:
+    stated = None if act else _STATED_TOTAL_ACTIVE.search(claim.text or "")
+    if stated:
+        # "盘古 Pro MoE（720 亿总参数、160 亿激活参数）", "a MoE with 72B total and 16B active parameters"
+        def billions(n: str, unit: str) -> str:
+            return fmt(float(n) / 10) if unit == "亿" else n
+        sizes_b = (billions(stated.group("tot"), stated.group("tu")), billions(stated.group("act"), stated.group("au")))
+    else:
+        sizes_b = (act.group(1), act.group(2)) if act else None
+    if sizes_b and claim.headline is not None:
         # "Nemotron-3-Super-120B-A12B": a mixture of experts whose name gives its active size
-        w = _weights_of_size(float(act.group(2)), claim)
+        w = _weights_of_size(float(sizes_b[1]), claim)
         if w is not None:
             a = analyze_claim(claim, model=w, **options)
-            a.notes.insert(0, f"model: {unknown_model!r} is not in the built-in catalog: a mixture of experts with "
-                              f"{act.group(2)}B of {act.group(1)}B parameters active; judged by its active weights "
+            what = f"{unknown_model!r} is not in the built-in catalog" if unknown_model else "no model the catalog knows is named"
+            a.notes.insert(0, f"model: {what}: a mixture of experts with "
+                              f"{sizes_b[1]}B of {sizes_b[0]}B parameters active; judged by its active weights "
                               f"alone, {w.name} = {fmt_bytes(w.weights_bytes)} read per token (no KV cache, no fit check)")
             return a
     named = size_mentions(unknown_model or "")
@@ -1265,7 +1309,11 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
         return None
     judged = []
     text = claim.text or ""
+    named_gpus = _gpus_named(text)
     for fig in claim.figures:
+        before = [g for g in named_gpus if g[1] < fig.span[0]]
+        if not fig.headline and before and claim.fields.get("gpu") and before[-1][0] != claim.fields["gpu"]:
+            continue  # "… the RTX 5090 ~140–190 tok/s on 8B": a figure of another device is not judged on this one
         size = _size_of_figure(fig, sizes, text)
         stand = dense_stand_in(size, unknown_model) or moe_stand_in(size) or _weights_of_size(size, claim)
         if stand is None:
@@ -1309,7 +1357,10 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
                                f"{which} nearest that size)")
     result.stand_in = [{"figure": fmt(j[0].high), "unit": j[0].unit, "size_b": j[1], "model": j[2].name,
                         "verdict": j[3].verdict} for j in judged]
-    if worst is not head and _SEVERITY.get(worst[3].verdict, -1) > _SEVERITY.get(result.verdict, -1):
+    if worst is not head and _SEVERITY.get(worst[3].verdict, -1) > _SEVERITY.get(result.verdict, -1) \
+            and not (worst[3].verdict == "needs_explanation"
+                     and any(e.startswith(_UNSTATED_WIDEST) for e in worst[3].explanations)):
+        # (a figure beside the headline that only an unstated narrower precision reaches is said, not judged)
         fig, size, stand, a = worst
         result.verdict = a.verdict
         first = a.explanations[0] if a.explanations else ""
@@ -1388,6 +1439,29 @@ def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, 
                       "concurrent requests, speculative decoding, or a larger system")
         result.verdict = "needs_explanation"
     return _finish_bad(result, bad)
+
+
+_UNSTATED_WIDEST = "precision not stated: at "
+# words that hint at the weights' width without naming a format: "the same model and quantization",
+# "量化", "(using 73.8 GB of unified memory)", "显存占用 20GB"
+_WIDTH_HINT = re.compile(r"\bquanti[sz]\w*|量化|(?:using|uses|used|占用|使用)\s*(?:~|about\s+|约)?\d+(?:\.\d+)?\s*G(?:B|iB)?\b|"
+                         r"\d+(?:\.\d+)?\s*G(?:B|iB)?\s*(?:of\s+)?(?:unified\s+|v)?(?:ram|memory|显存|内存)\s*(?:used|in\s+use|占用)", re.I)
+
+
+def _usual_reading(judged: list, setup: Setup, engine: str | None):
+    """Of the judged precision readings (released first, then the narrower fallbacks), the one an
+    unstated precision usually means: the widest that fits the GPUs' memory, GPU-resident. None
+    where an engine runs quantized files (its usual 4-bit file is among the fallbacks by design)
+    or nothing fits."""
+    from tokcheck.core.readings import QUANTIZED_FILE_ENGINES
+
+    cap = setup.capacity if setup is not None else None
+    if cap is None or engine in QUANTIZED_FILE_ENGINES:
+        return None
+    for bd, j in judged:
+        if bd.offload is None and weights_bytes(bd.reading.model, bd.reading.precision) <= cap * 0.95:
+            return bd, j
+    return None
 
 
 def _apply_bad(result: ClaimAnalysis, bad: list[dict]) -> None:

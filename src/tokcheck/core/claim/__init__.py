@@ -470,7 +470,8 @@ def _is_compared_model(t: str, h: "_ModelHit") -> bool:
 def _is_draft(t: str, start: int, end: int) -> bool:
     """Whether the words at ``start:end`` name the draft model of speculative decoding ("a
     llama3.2 1b-instruct q4_0 draft", "draft model Qwen3-0.6B")."""
-    return bool(re.match(r"[\w\s.\-:]{0,24}?\bdraft\b", t[end:end + 32], re.I)
+    # (not across "with"/"and": "Llama-3.1-8B with a Llama-3.2-1B draft" names the target first)
+    return bool(re.match(r"(?:(?!\bwith\b|\band\b|\busing\b)[\w\s.\-:]){0,24}?\bdraft\b", t[end:end + 32], re.I)
                 or re.search(r"\bdraft(?:\s+model)?\s*(?:[:=]|is|of)?\s*$", t[max(0, start - 20):start], re.I))
 
 
@@ -1122,6 +1123,12 @@ def parse_claim(text: str) -> Claim:
     targets = [h for h in targets if h not in compared] or (
         compared if re.search(r"一样|相同|都是|同样|the\s+same|as\s+fast\s+as|matching", t, re.I) else [])
     mh = _nearest_before(targets, head.span[0])
+    own_size = re.match(r"\s*(?:on|for|with)\s+(?:an?\s+|the\s+)?(\d+(?:\.\d+)?)\s*[bB](?![\w.])", t[head.span[1]:head.span[1] + 30], re.I)
+    if mh is not None and mh.start > head.span[1] and own_size \
+            and abs((_size_b(mh.name) or 0) - float(own_size.group(1))) > 0.25 * float(own_size.group(1)):
+        # "~12 tok/s on 70B …, 186 tok/s on Qwen3 8B": the size written with the headline is its
+        # model's, and the model named after it is another's
+        mh = None
     um = _unknown_near(t, model_hits, head.span[0], mh)
     if um is not None:
         # "LFM2-8B-A1B 在 Q2_K 下最快，达 18.1 TPS；Qwen3-30B-A3B …": the name written for the

@@ -47,13 +47,17 @@ _TOK_UNIT = (r"(?:tok(?:en)?s?|tk|t)\s*(?:/|per\s+|每\s*)\s*(?:s|sec|seconds?|�
              r"|tokens?\s+(?:per|a|each|every)\s+sec(?:onds?)?(?![a-z])"
              r"|tps(?![a-z])|tgs(?![a-z])|tks(?![a-z])|tok/sec|tokens?-per-sec(?:ond)?(?![a-z])|(?:tokens?|tok|令牌|词元|字词)\s*每秒"
              r"|(?:个\s*)?(?:令牌|词元)\s*/\s*秒|字\s*/\s*秒")
-_MS_PER_TOK = r"(?:ms|毫秒)\s*(?:/|per\s+|每\s*)\s*(?:(?:output|generated|new|decoded)\s+)?(?:个\s*)?(?:tok(?:en)?s?|T(?![A-Za-z]))(?![a-z])"
+_MS_PER_TOK = (r"(?:ms|毫秒)\s*(?:/|per\s+|每\s*)\s*(?:(?:output|generated|new|decoded)\s+)?(?:个\s*)?(?:tok(?:en)?s?|T(?![A-Za-z]))(?![a-z])"
+               # "10.0 ms per-token latency"
+               r"|(?:ms|毫秒)\s+per[\s\-]token(?=\s+latency)"
+               # "推理速度可达 15ms/次": a time per decode step
+               r"|(?:ms|毫秒)\s*/\s*次(?!\s*(?:请求|对话|问答|调用|批))")
 # "200-300K TPM": tokens per minute, a service's rate, read in tok/s (÷ 60)
 _TPM = r"(?:TPM|tok(?:en)?s?\s*(?:/|per\s+|每\s*)\s*min(?:ute)?|tokens?\s*每分钟)(?![a-z])"
 _S_PER_TOK = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:(?:output|generated|new|decoded)\s+)?(?:个\s*)?(?:tok(?:en)?|令牌)(?![a-z])"
 _S_PER_1K = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:1k|1000|1,000|千|一千)\s*(?:个\s*)?(?:tok(?:en)?s?)(?![a-z])"
 # "0.62s/req": a whole request's time, read as a latency in s or ms
-_PER_REQ = r"(?:\s*/\s*req(?:uest)?(?![a-z]))?"
+_PER_REQ = r"(?:\s*/\s*(?:req(?:uest)?(?![a-z])|批次?|batch(?![a-z])))?"  # "3.8 秒/批次" at batch size 1
 _MS = r"(?:ms|msec|milliseconds?|毫秒)" + _PER_REQ + r"(?![a-z/])"
 _SEC = r"(?:s|sec|secs|seconds?|秒)" + _PER_REQ + r"(?![a-z/])"
 
@@ -86,7 +90,7 @@ _SPEED_TOKENS_MORE = re.compile(rf"(?:^|时|，|,|、)\s*(?P<num>{NUMBER})\s*(?:
 _LATENCY_WORDS = re.compile(
     r"ttft|time[\s\-]to[\s\-]first[\s\-](?:token|byte)|first[\s\-]token|首\s*(?:个\s*)?(?:token|字|词|包)|"
     r"latency|延迟|时延|响应时间|tpot|\bitl\b|\btbt\b|inter[\s\-]token|time\s+per\s+(?:output\s+)?token|per\s+token|"
-    r"每\s*个?\s*token|takes?|took|需要|要|耗时|用时|花了|花费|用了|等了|waited|(?:推理|生成|响应)时间|prefill\w*|预填充|"
+    r"每\s*个?\s*token|takes?|took|需要|要|耗时|用时|花了|花费|用了|等了|waited|(?:推理|推论|生成|响应)时间|prefill\w*|预填充|"
     r"返回[^，,。；;]{0,12}回答|完整(?:返回|回答|响应)|完整的?回复|"
     r"process(?:es|ing)?\s+(?:the\s+)?prompts?", re.I)
 
@@ -214,7 +218,7 @@ _EVERY = re.compile(rf"(?:\bone|\ba|\b1)\s+(?:new\s+|output\s+)?token\s+every\s+
                     rf"(?:\s*(?:-|~|to)\s*(?P<num2>{NUMBER}))?\s*(?P<u>ms|milliseconds?|s|sec|seconds?)(?![a-z])", re.I)
 _TIMES_PER_SECOND = re.compile(rf"(?:~|about\s+|approximately\s+|roughly\s+)?(?P<num>{NUMBER})\s+times\s+(?:per|a)\s+second", re.I)
 # (the last joined by "and": "eval rates of 19.56, 17.72, 22.64, 19.34 and 21.36 tokens/s")
-_LIST_BEFORE = re.compile(rf"(?P<lead>分别(?:为|是)?\s*)?(?<![\d.,])(?P<list>(?:(?:{NUMBER})\s*,\s*)+(?:(?:{NUMBER})\s*,?\s*(?:and|和|与)\s+)?)$")
+_LIST_BEFORE = re.compile(rf"(?P<lead>分别(?:为|是)?\s*)?(?<![\d.,、])(?P<list>(?:(?:{NUMBER})\s*[,、]\s*)+(?:(?:{NUMBER})\s*[,、]?\s*(?:and|和|与)\s+)?)$")
 _FROM_TO = re.compile(rf"(?:\bfrom|从|由)\s*(?:~|about\s+|约)?(?<![\d.])(?P<a>{NUMBER})(?P<ua>\s*(?:ms|s|秒|tok/s(?:ec)?|tokens?/s|t/s)(?![a-z]))?"
                       rf"\s*(?:\bto\b|(?:降|升|提升|提高|增加|减少|缩短)?(?:到|至))\s*(?:~|about\s+|约)?"
                       rf"(?P<b>{NUMBER})(?![\d.,]?\d)(?P<ub>\s*(?:ms|s|秒|tok/s(?:ec)?|tokens?/s|t/s)(?![a-z]))?", re.I)
@@ -366,7 +370,7 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         span = (m.start(), m.end())
         if unit in ("ms", "s"):
             around = t[max(0, span[0] - 48):span[0]] + " " + t[span[1]:span[1] + 24]
-            if not _LATENCY_WORDS.search(around) and not re.search(r"/\s*req", m.group(0), re.I):
+            if not _LATENCY_WORDS.search(around) and not re.search(r"/\s*(?:req|批|batch)", m.group(0), re.I):
                 continue  # "0.62s/req" is a request's time by its unit
         fig = Figure(value=value, unit=unit, span=span, words=t[span[0]:span[1]],
                      qualifier=_qualifier(t, m.start(), m.end("num2") if m.group("num2") else m.end("num"),
@@ -471,7 +475,7 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
     for fig in list(found):
         # "分别为 217、83、45 tok/s": a list of numbers before one unit (after 分别, or two commas or more)
         m = _LIST_BEFORE.search(masked, max(0, fig.span[0] - 60), fig.span[0])
-        if m and m.end() == fig.span[0] and (m.group("lead") or m.group("list").count(",") >= 2):
+        if m and m.end() == fig.span[0] and (m.group("lead") or len(re.findall(r"[,、]", m.group("list"))) >= 2):
             for n in re.finditer(NUMBER, m.group("list")):
                 start = m.start("list") + n.start()
                 if any(f.span[0] <= start < f.span[1] for f in found):
@@ -522,7 +526,7 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         if m and not any(f.span[0] <= m.start("a") < f.span[1] for f in found):
             first = Figure(value=to_float(m.group("a")), unit=fig.unit, span=m.span("a"), words=t[m.start():m.end("a")],
                            before_change=True)
-            first.why["same_as"] = fig.words
+            first.why["change_to"] = fig.words
             found.append(first)
     # "20tokens/s-30tokens/s": one range written with the unit twice
     found.sort(key=lambda f: f.span[0])
@@ -663,6 +667,14 @@ def _windows(t: str, figs: list[Figure]) -> list[tuple[int, int, int, int]]:
     return out
 
 
+def compared_baseline(rules, value: str, t: str, at: int) -> bool:
+    """Whether words saying no speculative decoding, at ``at``, name what a figure is compared
+    against ("a 4.32x speedup over autoregressive decoding"), not how it ran."""
+    return rules is _KEYWORD_RX["spec"] and value == "false" and bool(
+        re.search(r"(?:\bover|\bthan|\bvs\.?|\bversus|compared\s+(?:to|with)|相比|相较于?|比)\s*(?:the\s+)?$",
+                  t[max(0, at - 20):at], re.I))
+
+
 def _nearest(rules, t: str, f: Figure, win: tuple[int, int, int, int]) -> tuple[str, str] | None:
     """The value of the nearest keyword in the figure's gap words and windows, and its words."""
     ls, le, rs, re_ = win
@@ -689,10 +701,14 @@ def _nearest(rules, t: str, f: Figure, win: tuple[int, int, int, int]) -> tuple[
         if gap and rx.search(gap):
             return value, gap
         for m in rx.finditer(t, ls, le):
+            if compared_baseline(rules, value, t, m.start()):
+                continue
             d = le - m.end()
             if best is None or d < best[0]:
                 best = (d, value, m.group(0))
         for m in rx.finditer(t, rs, re_):
+            if compared_baseline(rules, value, t, m.start()):
+                continue
             d = m.start() - rs
             if best is None or d < best[0]:
                 best = (d, value, m.group(0))
@@ -921,6 +937,16 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
                 a.scope = a.scope or b.scope
                 a.concurrency = a.concurrency or b.concurrency
                 _settle(a)  # "each node achieves X input and Y output tok/s": Y is the node's total too
+    for f in figs:
+        end = next((a for a in figs if f.why.get("change_to") and a.words == f.why["change_to"]), None)
+        if end is not None and f.scope is not None and not str(f.why.get("scope", "")).startswith(("inferred", "from the")):
+            # "单并发速度从142提升到172 Tokens/s,50并发时…": the words before a change name both its ends
+            end.metric, end.scope, end.concurrency = f.metric, f.scope, f.concurrency
+            for k in ("metric", "scope", "concurrency"):
+                if k in f.why:
+                    end.why[k] = f.why[k]
+                else:
+                    end.why.pop(k, None)
     for f in figs:
         anchor = next((a for a in figs if f.why.get("same_as") and a.words == f.why["same_as"]), None)
         if anchor is not None:  # a second change of the same quantity measures what the first does

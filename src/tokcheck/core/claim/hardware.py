@@ -73,7 +73,7 @@ def count_range_before(t: str, start: int) -> bool:
     """Whether the words before ``start`` state a range of counts ("on 1~4x 4090D", "one to
     eight Arc A770s"): then neither end is the count, and no singular reading applies."""
     before = t[max(0, start - 24):start]
-    if re.search(rf"(?:\d+|{CN_COUNT})\s*[/、]\s*(?:\d+|{CN_COUNT})\s*(?:张|块)?\s*卡?\s*{_VENDOR}$", before, re.I):
+    if re.search(rf"(?<![\d.])(?:\d+|{CN_COUNT})\s*[/、]\s*(?:\d+|{CN_COUNT})\s*(?:张|块)?\s*卡?\s*{_VENDOR}$", before, re.I):
         return True  # "单/双卡 RTX 4090": one or two cards, compared
     return bool(re.search(rf"(?:\d+|\b(?:{COUNT_WORDS}))\s*(?:~|-|–|to|或|到|至)\s*(?:\d+|(?:{COUNT_WORDS}))\s*[x*]?\s*"
                           rf"{_VENDOR}$", before, re.I))

@@ -52,10 +52,16 @@ def normalise(text: str) -> str:
 
     Full-width forms become ASCII (NFKC, one character at a time), typographic dashes, spaces
     and multiplication signs become ``-``, `` `` and ``x``, Chinese punctuation becomes its ASCII
-    counterpart, and traditional Chinese becomes simplified.
+    counterpart (but a "、" or "，" between two digits stays "、": a list, never a thousands
+    separator), and traditional Chinese becomes simplified.
     """
     out = []
-    for ch in text:
+    for i, ch in enumerate(text):
+        if ch in "\u3001\uff0c" and 0 < i < len(text) - 1 and text[i - 1].isdigit() and text[i + 1].isdigit():
+            # "batch_size 1、512 个 token", "2919、7871": between digits a Chinese list mark is never
+            # a thousands separator, so it stays one ("、")
+            out.append("\u3001")
+            continue
         if ch in _ONE_CHAR:
             out.append(_ONE_CHAR[ch])
             continue

@@ -38,7 +38,7 @@ _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("FP32", r"\bfp32\b|\bfloat32\b|\bf32\b|单精度"),
     # MLC LLM's quantization codes: q4f16_1 is 4-bit weights with FP16 compute, q0f16 no quantization
     ("INT8", r"\bq8f(?:16|32)_\d\b"),
-    ("INT4", r"\bq4f(?:16|32)_\d\b"),
+    ("INT4", r"\bq4f(?:16|32)_(?:\d|ft)\b"),
     ("INT3", r"\bq3f(?:16|32)_\d\b"),
     ("FP16", r"\bq0f16\b"),
     ("FP32", r"\bq0f32\b"),
