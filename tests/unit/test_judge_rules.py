@@ -734,11 +734,13 @@ def test_unified_memory_has_no_host_to_offload_to():
 
 def test_a_stated_size_narrower_than_the_precision_word_is_read_as_its_bits():
     """GLM-5.1 (743.9 B) as a 378 GB file is 4.07 bits per weight: a real mixed quantization, so
-    "Q8" in its name is the loose word (Q8_0 would be 790 GB); 84 GB for DeepSeek R1 (671 B) is
+    "Q8" in its name is the loose word (Q8_0 would be 790 GB) — the name's first type, MXFP4
+    (~4.25 bits), is read, and the stated size agrees with it; 84 GB for DeepSeek R1 (671 B) is
     1.0 bit, below any format, so the text contradicts itself."""
     a = analyze_claim(parse_claim("GLM-5.1-MXFP4-Q8 (378GB, 256 MoE experts) split across two M3 Ultra 256GB Mac "
                                   "Studios with MLX decodes at only 0.27 tok/s"))
-    assert a.verdict == "plausible" and "4.07 bits per weight" in a.explanations[0]
+    assert a.verdict == "plausible" and "at MXFP4" in a.explanations[0]
+    assert "Q8_0" not in a.explanations[0]
     b = analyze_claim(parse_claim("i9-13900K 加 RTX4090 在 4bit 量化下运行 DeepSeek-R1 满血版（671B）可达 7.3tokens/s，"
                                   "称 4bit 量化后模型仅 84GB"))
     assert b.verdict == "implausible"
