@@ -48,6 +48,9 @@ QUANTIZED_FILE_ENGINES = ("llama.cpp", "ik_llama.cpp", "Ollama", "LM Studio", "M
 #: The narrowest weights a format stores (IQ1_S: 50 bytes per 256 weights = 1.5625 bits); a
 #: footprint that implies fewer bits per weight cannot hold the model.
 MIN_BITS_PER_WEIGHT = 1.5
+#: The share of the GPUs' memory unstated-precision weights may take and still be read as fitting
+#: (the rest for the KV cache and activations; an assumption of this tool, not a measured figure).
+WEIGHTS_FIT_FRACTION = 0.95
 
 
 def _gb(x: float) -> str:
@@ -485,7 +488,7 @@ def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, note
     out = [Reading(rel_label, "released", m, "precision not stated: the model's released weights", False)]
     quantized_engine = engine in QUANTIZED_FILE_ENGINES
     cap = setup.capacity
-    fits = cap is None or weights_bytes(m, "released") <= cap * 0.95 or words.offload
+    fits = cap is None or weights_bytes(m, "released") <= cap * WEIGHTS_FIT_FRACTION or words.offload
     if quantized_engine or not fits:
         why = (f"precision not stated and {engine} runs quantized files (Ollama's default tags are Q4_K_M)"
                if quantized_engine else "precision not stated and the released weights cannot fit the stated memory")
@@ -496,7 +499,7 @@ def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, note
             r = _reading_for(p, m, engine, why, False)
             r.fallback = True
             out.append(r)
-        if cap is not None and not words.offload and all(weights_bytes(r.model, r.precision) > cap * 0.95 for r in out):
+        if cap is not None and not words.offload and all(weights_bytes(r.model, r.precision) > cap * WEIGHTS_FIT_FRACTION for r in out):
             # not even 4 bits fit: the widest of the narrower llama.cpp types that does ("DeepSeek V4
             # Flash on a single H200": 284 B parameters at ~3.9 bits is 138 GB)
             for p in ("Q3_K_M", "Q2_K"):
@@ -504,7 +507,7 @@ def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, note
                 r = Reading(p, "released", _scheme_model(m, _all_parts(p)), why + "; not even 4-bit weights fit", False)
                 r.fallback = True
                 out.append(r)
-                if weights_bytes(r.model, r.precision) <= cap * 0.95:
+                if weights_bytes(r.model, r.precision) <= cap * WEIGHTS_FIT_FRACTION:
                     break
     return out, findings
 
@@ -544,7 +547,7 @@ def layer_split_finding(claim: Claim, reading: Reading, setup: Setup) -> dict | 
                        if f.get("gpu_memory_gb") else f"its {cap / 1e9:,.1f} GB")}
 
 
-__all__ = ["LAYER_SPLIT_ENGINES", "LAYER_SPLIT_MARGIN", "LOCAL_ENGINES", "MIN_BITS_PER_WEIGHT", "QUANTIZED_FILE_ENGINES", "Reading", "Setup", "Words",
+__all__ = ["LAYER_SPLIT_ENGINES", "LAYER_SPLIT_MARGIN", "LOCAL_ENGINES", "MIN_BITS_PER_WEIGHT", "QUANTIZED_FILE_ENGINES", "WEIGHTS_FIT_FRACTION", "Reading", "Setup", "Words",
            "layer_split_finding", "read_precisions", "read_setup", "read_words", "sized"]
 
 

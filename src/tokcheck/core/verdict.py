@@ -65,7 +65,9 @@ from tokcheck.core.readings import (
     _BENCH_SERVING,
     _SERVING_CONTEXT,
     LOCAL_ENGINES,
+    QUANTIZED_FILE_ENGINES,
     STAND_IN_TOLERANCE,
+    WEIGHTS_FIT_FRACTION,
     Reading,
     Setup,
     Words,
@@ -1453,13 +1455,11 @@ def _usual_reading(judged: list, setup: Setup, engine: str | None):
     unstated precision usually means: the widest that fits the GPUs' memory, GPU-resident. None
     where an engine runs quantized files (its usual 4-bit file is among the fallbacks by design)
     or nothing fits."""
-    from tokcheck.core.readings import QUANTIZED_FILE_ENGINES
-
     cap = setup.capacity if setup is not None else None
     if cap is None or engine in QUANTIZED_FILE_ENGINES:
         return None
     for bd, j in judged:
-        if bd.offload is None and weights_bytes(bd.reading.model, bd.reading.precision) <= cap * 0.95:
+        if bd.offload is None and weights_bytes(bd.reading.model, bd.reading.precision) <= cap * WEIGHTS_FIT_FRACTION:
             return bd, j
     return None
 
@@ -1471,12 +1471,11 @@ def _apply_bad(result: ClaimAnalysis, bad: list[dict]) -> None:
     size too small for the stated format) is only said."""
     for c in bad:
         sev = c.get("severity", "implausible")
+        result.explanations.append("inconsistent: " + c["text"])
         if sev == "note":  # a slip in the text that does not bear on the speed: said, not judged
-            result.explanations.append("inconsistent: " + c["text"])
             continue
         if _SEVERITY.get(sev, 2) > _SEVERITY.get(result.verdict, -1) or result.verdict == "unknown":
             result.verdict = sev
-        result.explanations.append("inconsistent: " + c["text"])
 
 
 def _finish_bad(result: ClaimAnalysis, bad: list[dict]) -> ClaimAnalysis:
