@@ -1663,3 +1663,54 @@ def test_set_twenty_judge():
     # stated total and active parameters size a model the catalog does not know
     a = analyze_claim(parse_claim("盘古 Pro MoE(720 亿总参数、160 亿激活参数)在 Atlas 800I A2 上吞吐量达 1148 tokens/s"))
     assert a.verdict != "unknown" and "16B of 72B parameters active" in a.notes[0]
+
+
+def test_known_misses_lists_sizes_systems():
+    # a list of settings matched one to one to a list of figures ("分别为", "respectively")
+    c = parse_claim("fastllm 的测速表(最大推理速度,token / s):ChatGLM-6b-fp16 在 RTX 4090 上 Batch 64、256、512 下分别为 "
+                    "2919、7871、10209;ChatGLM-6b-int4 在 Xiaomi 10 Pro - 4 Threads 上为 4 ~ 5。")
+    assert [(f.value, f.concurrency) for f in c.figures][:3] == [(2919, 64), (7871, 256), (10209, 512)]
+    assert c.figures[-1].value == (4, 5)  # a range under a unit heading stays a range
+    c = parse_claim("At batch sizes 1, 8 and 32 Llama 3.1 8B on an H100 reached 40, 200 and 600 tok/s respectively.")
+    assert [(f.value, f.concurrency, f.scope) for f in c.figures] == [(40, 1, "request"), (200, 8, "aggregate"),
+                                                                     (600, 32, "aggregate")]
+    # a decode step's time is a time per output token; the size before the headline picks the model named after it
+    c = parse_claim("On an RTX 4090, 8B text decode went from 9.213 ms to 8.715 ms and 2B text from 2.552 ms to 2.361 ms "
+                    "(423 tok/s), using the Qwen3-VL-8B-Instruct-FP8 and Qwen3-VL-2B-Instruct-FP8 checkpoints.")
+    assert [f.unit for f in c.figures[:4]] == ["ms/tok"] * 4 and c.fields["model"] == "Qwen3-VL-2B"
+    # a DGX named by its GPUs' generation
+    c = parse_claim("单个 NVIDIA DGX 系统(8×Blackwell GPU)运行 DeepSeek-R1 时,最大吞吐量超过 30,000 tokens/秒")
+    assert (c.fields["gpu"], c.fields["gpu_count"]) == ("B200", 8)
+    # the precision written before a figure is its own, not one after "and" that opens the next item
+    c = parse_claim("A README for Llama-3.1-8B on an H200 NVL reports a BF16, BS=16 baseline of ~1082-1089 tok/s and a "
+                    "best config of FP8 weights + max_model_len=2668 at 1544.29 tok/s.")
+    assert c.fields["precision"] == "BF16"
+
+
+def test_cpu_only_weights_that_do_not_fit_the_stated_ram():
+    from tokcheck.core.hostmem import find_host_memory
+    from tokcheck.core.verdict import analyze_claim
+
+    assert find_host_memory("Intel Xeon W-3303(2× 32 核,64GB DDR4 3200MHz)").capacity_bytes == 64e9
+    assert find_host_memory("a desktop with 4x 48GB DDR5-6400").capacity_bytes == 192e9
+    assert find_host_memory("96GB DDR5-6400 system RAM used").capacity_bytes is None
+    a = analyze_claim(parse_claim("以 Intel Xeon W-3303(2× 32 核,64GB DDR4 3200MHz)純 CPU 執行 DeepSeek R1 671B,10 tokens/s"))
+    assert a.verdict == "implausible" and "streams them from disk" in a.explanations[0]
+    # the weights mapped from an SSD are not held against the RAM
+    a = analyze_claim(parse_claim("DeepSeek R1 671B runs at 1 tok/s CPU-only with 64GB DDR4 3200MHz, mmap from an NVMe SSD"))
+    assert a.verdict != "implausible"
+
+
+def test_a_precision_written_with_a_figures_own_model_size_is_that_figures():
+    from tokcheck.core.verdict import analyze_claim
+
+    # the Q4 is the 70B figure's: the headline (13B) states none, and the 70B at Q4 does not fit 24 GB
+    c = parse_claim("a dense 13B model on an RTX 4090 typically posts 50-70 tok/s and a 70B dense model at Q4 on the same "
+                    "card does around 20-30 tok/s.")
+    assert c.fields.get("precision") is None
+    assert analyze_claim(c).verdict == "implausible"
+    # "at 16 bits" belongs to the figure before the 13B model's name, not to the 13B figure
+    a = analyze_claim(parse_claim("FastChat's AWQ 4-bit integration was benchmarked on an NVIDIA RTX A6000: vicuna-7b takes "
+                                  "12.43 ms/token at 4 bits versus 26.06 ms/token at 16 bits, and llama2-13b-chat 20.28 "
+                                  "versus 47.28 ms/token."))
+    assert a.verdict == "plausible"

@@ -103,15 +103,18 @@ _STATED_BW = re.compile(rf"(?:{_RAM_WORDS}[^.;。]{{0,40}}?\(?~?\s*(?P<a>\d+(?:\
                         rf"(?:~?(?P<b>\d+(?:\.\d+)?)\s*GB/s\s*\)?\s*(?:\w+\s+){{0,2}}{_RAM_WORDS})", re.I)
 _TWO_SOCKETS = re.compile(r"dual[\s\-]socket|two\s+(?:intel\s+|amd\s+)?(?:xeon|epyc|sockets?)|2\s*[x×\*]\s*(?:intel\s+|amd\s+)?(?:xeon|epyc)|双路|雙路|"
                           r"2\s*sockets?|(?:per|each)\s+socket.*(?:two|2)\s+(?:sockets|cpus)|two\s+\w+\s+\w+\s+\d+\w*\s+with", re.I)
-_CAPACITY = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?P<u>GB|TB|G|T)\s*(?:of\s+)?(?:DDR\d\w*[\s\-]*\d*\s*)?(?:system\s+)?(?:RAM|DRAM|内存|記憶體)"
-                       r"(?!\s*(?:used|usage|in\s+use|占用))", re.I)
+# "64GB RAM", "128GB of DDR5-6000 RAM", "64GB DDR4 3200MHz" (a DDR generation is host memory too),
+# "4x 48GB DDR5" (192 GB)
+_CAPACITY = re.compile(r"(?:(?<![\w.])(?P<k>[1-9]|1[0-6])\s*[x×\*]\s*)?(?P<n>\d+(?:\.\d+)?)\s*(?P<u>GB|TB|G|T)\s*(?:of\s+)?"
+                       r"(?:(?:LP)?DDR\d(?:\w*[\s\-]*\d*\s*(?:system\s+)?(?:RAM|DRAM|内存|記憶體))?|(?:system\s+)?(?:RAM|DRAM|内存|記憶體))"
+                       r"(?![^,;。，]{0,25}?(?:used|usage|in\s+use|占用))", re.I)
 
 
 def _stated_capacity(text: str) -> float | None:
     m = _CAPACITY.search(text)
     if not m:
         return None
-    n = float(m.group("n"))
+    n = float(m.group("n")) * int(m.group("k") or 1)
     return n * (1e12 if m.group("u").upper().startswith("T") else 1e9)
 
 

@@ -140,6 +140,7 @@ class Setup:
     cpu_only: bool = False
     auto_count: bool = False   # the count is not stated: sized to hold the weights
     can_offload: bool = True   # a setup that would spill weights to host RAM (local engines, desktops)
+    from_disk: bool = False    # a CPU-only run that says its weights stream from an SSD (mmap)
 
     @property
     def capacity(self) -> float | None:
@@ -167,6 +168,8 @@ def _host_device(host: HostMemory) -> GpuSpec:
 # Machines of a CPU-only run: "four CPU-only Raspberry Pi 5 16GB boards", "4 台树莓派"
 _BOARDS = re.compile(rf"(?<![\w.])(?P<n>\d{{1,2}}|{COUNT_WORDS})\s+(?:[\w\-]+\s+){{0,5}}?"
                      rf"(?:boards|nodes|machines|devices|units|servers|pis)\b|(?P<n2>\d{{1,2}}|{CN_COUNT})\s*台", re.I)
+# weights read from storage rather than held in RAM: llama.cpp maps a file larger than memory
+_FROM_DISK = re.compile(r"\bssd\b|nvme|\bmmap\b|\bdisk\b|swap|硬盘|固态|磁盘|硬碟", re.I)
 _NODES_OF_ONE = re.compile(r"(?<![\w.])(?P<n>\d{1,3})\s+(?:nodes|units|machines|boxes|systems)\b|"
                            r"cluster\s+of\s+(?P<n2>\d{1,3})\b", re.I)
 
@@ -192,7 +195,8 @@ def read_setup(claim: Claim, gpu: GpuSpec | None, words: Words, notes: list[str]
                     # share of the weights, so the bandwidths add up (tensor parallel over the boards)
                     return Setup(gpu=_host_device(host), count=n, tp=n, why=f"CPU only, {n} machines "
                                  f"({boards.group(0)!r}), each with {host.why}", host=host, cpu_only=True)
-                return Setup(gpu=_host_device(host), count=1, why=f"CPU only: {host.why}", host=host, cpu_only=True)
+                return Setup(gpu=_host_device(host), count=1, why=f"CPU only: {host.why}", host=host, cpu_only=True,
+                             from_disk=bool(_FROM_DISK.search(claim.text or "")))
         return Setup(gpu=None, count=count)
     mem = None
     stated = f.get("gpu_memory_gb")
@@ -568,6 +572,24 @@ _FORMAT_WORDS = re.compile(r"(?<![a-z0-9])(?:i?q[1-8](?:_[0-9a-z]+)*|(?:mx|nv)?f
 def _several_formats(text: str) -> bool:
     """Whether ``text`` names more than one weight format ("GLM-5.1-MXFP4-Q8", "FP16 … Q4")."""
     return len({re.sub(r"[\s\-_]", "", m.group(0).lower()) for m in _FORMAT_WORDS.finditer(text)}) > 1
+
+
+_STATED_TOTAL_ACTIVE = re.compile(
+    r"(?P<tot>\d+(?:\.\d+)?)\s*(?P<tu>B|亿)\s*(?:总参数|总参|total(?:\s+param\w*)?)[^。;.]{0,24}?"
+    r"(?P<act>\d+(?:\.\d+)?)\s*(?P<au>B|亿)\s*(?:激活参数|激活|active(?:\s+param\w*)?)", re.I)
+
+
+def stated_total_active(text: str) -> tuple[str, str] | None:
+    """A mixture of experts' total and active parameters as the text states them, in billions
+    ("盘古 Pro MoE(720 亿总参数、160 亿激活参数)" → ("72", "16"); "72B total and 16B active
+    parameters" → ("72", "16")), else None. 亿 is 10⁸, a tenth of a billion."""
+    m = _STATED_TOTAL_ACTIVE.search(text)
+    if not m:
+        return None
+
+    def billions(n: str, unit: str) -> str:
+        return fmt(float(n) / 10) if unit == "亿" else n
+    return billions(m.group("tot"), m.group("tu")), billions(m.group("act"), m.group("au"))
 
 
 def size_mentions(text: str) -> list[tuple[int, float]]:

@@ -57,8 +57,8 @@ from tokcheck.core.architecture import ModelSpec, active_params, total_params
 from tokcheck.core.catalog import GIB, GpuSpec, find_gpu, find_model, gpu_from_bandwidth, gpus
 from tokcheck.core.claim import Claim, is_model_family, missing_size_of_version
 from tokcheck.core.claim.figures import SINGLE_REQUEST_CEILING_TOK_S
-from tokcheck.core.claim.text import SENTENCE_END
-from tokcheck.core.claim.words import engine_family
+from tokcheck.core.claim.text import SENTENCE_END, normalise
+from tokcheck.core.claim.words import engine_family, precision_words
 from tokcheck.core.hostmem import HostMemory, find_host_memory
 from tokcheck.core.readings import (
     _OUTPUT_WORDS,
@@ -345,14 +345,21 @@ def _rate_of(fig_value, unit: str, fields: dict) -> float | None:
     return None
 
 
+def _ram_short(setup: Setup) -> bool:
+    """A CPU-only run whose stated RAM cannot hold the weights, and no word of an SSD or mmap that
+    would stream them from storage instead ("64GB DDR4 … 純 CPU … DeepSeek R1 671B")."""
+    return setup.cpu_only and not setup.from_disk and setup.host is not None and bool(setup.host.capacity_bytes)
+
+
 def _does_not_fit(bd: _Bounds, setup: Setup, bounds: dict | None = None) -> "_Judgement | None":
     """Implausible when the weights fit neither the GPUs nor any memory they could be offloaded
     to (unified memory, nothing that offloads, or host RAM stated too small); else None."""
     setup = bd.setup or setup
     gpu, r, where = setup.gpu, bd.reading, _where(setup)
-    if bd.fits is False and bd.offload is None and gpu is not None and gpu.kind != "host_memory":
+    if bd.fits is False and bd.offload is None and gpu is not None and (gpu.kind != "host_memory" or _ram_short(setup)):
         cap = setup.capacity
         why = ("its memory is unified: there is no separate host memory to offload to" if gpu.kind in ("apple", "soc")
+               else "nothing in the claim streams them from disk" if gpu.kind == "host_memory"
                else f"the {_gb(bd.host_short[1])} of host memory stated cannot hold the {_gb(bd.host_short[0])} "
                     "that do not fit the GPU" if bd.host_short
                else "nothing in the claim offloads them to host memory")
@@ -676,10 +683,11 @@ def _unfit(bd: _Bounds, setup: Setup) -> _Judgement | None:
     """Weights that do not fit the stated memory, with nothing offloading them: no figure of any
     kind (decode, prefill, TTFT) is served that way."""
     gpu = setup.gpu
-    if bd.fits is False and bd.offload is None and gpu is not None and gpu.kind != "host_memory":
+    if bd.fits is False and bd.offload is None and gpu is not None and (gpu.kind != "host_memory" or _ram_short(setup)):
         return _Judgement("implausible", [f"the weights at {bd.reading.label} ({_gb(bd.weights)}) do not fit "
-                                          f"{_where(setup)} ({_gb(setup.capacity)}) and nothing in the claim offloads "
-                                          "them to host memory"], None, "memory", {})
+                                          f"{_where(setup)} ({_gb(setup.capacity)}) and nothing in the claim "
+                                          + ("streams them from disk" if gpu.kind == "host_memory" else
+                                             "offloads them to host memory")], None, "memory", {})
     return None
 
 
@@ -1264,37 +1272,16 @@ def _by_family(claim: Claim, family: str, result: ClaimAnalysis, options: dict) 
     return result
 
 
-def _gpus_named(text: str) -> list[tuple[str, int]]:
-    """The catalog GPUs named in ``text``: ``(name, start)`` in text order."""
-    from tokcheck.core.catalog import gpus
-    from tokcheck.core.claim import find_names
-    from tokcheck.core.claim.text import normalise
-
-    return [(h.name, h.start) for h in find_names(normalise(text), [(g.name, g.aliases) for g in gpus()], min_len=3)]
-
-
-_STATED_TOTAL_ACTIVE = re.compile(
-    r"(?P<tot>\d+(?:\.\d+)?)\s*(?P<tu>B|亿)\s*(?:总参数|总参|total(?:\s+param\w*)?)[^。;.]{0,24}?"
-    r"(?P<act>\d+(?:\.\d+)?)\s*(?P<au>B|亿)\s*(?:激活参数|激活|active(?:\s+param\w*)?)", re.I)
-
-
 def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAnalysis | None:
     """No catalog model, but the text names a size ("a 70B model", "7b", "'Qwen3.5 9B'"): each
     figure is judged with the catalog's dense model nearest its size (the size named nearest the
     figure; an unknown model's own size first), and the claim takes its worst figure's verdict —
     a claim is as credible as its least credible statement. None when no size or stand-in is found
     (or the text speaks of a mixture of experts)."""
-    from tokcheck.core.readings import dense_stand_in, model_family, moe_stand_in, size_mentions
+    from tokcheck.core.readings import dense_stand_in, model_family, moe_stand_in, size_mentions, stated_total_active
 
     act = re.search(r"(?<![\w.])(\d+(?:\.\d+)?)B[\-_\s]A(\d+(?:\.\d+)?)B(?![\w.])", unknown_model or "", re.I)
-    stated = None if act else _STATED_TOTAL_ACTIVE.search(claim.text or "")
-    if stated:
-        # "盘古 Pro MoE（720 亿总参数、160 亿激活参数）", "a MoE with 72B total and 16B active parameters"
-        def billions(n: str, unit: str) -> str:
-            return fmt(float(n) / 10) if unit == "亿" else n
-        sizes_b = (billions(stated.group("tot"), stated.group("tu")), billions(stated.group("act"), stated.group("au")))
-    else:
-        sizes_b = (act.group(1), act.group(2)) if act else None
+    sizes_b = (act.group(1), act.group(2)) if act else stated_total_active(claim.text or "")
     if sizes_b and claim.headline is not None:
         # "Nemotron-3-Super-120B-A12B": a mixture of experts whose name gives its active size
         w = _weights_of_size(float(sizes_b[1]), claim)
@@ -1311,7 +1298,7 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
         return None
     judged = []
     text = claim.text or ""
-    named_gpus = _gpus_named(text)
+    named_gpus = claim.gpus_named
     for fig in claim.figures:
         before = [g for g in named_gpus if g[1] < fig.span[0]]
         if not fig.headline and before and claim.fields.get("gpu") and before[-1][0] != claim.fields["gpu"]:
@@ -1332,6 +1319,16 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
                 # (a concurrency the whole text states — "Runs used batch sizes 1-32" — is every figure's,
                 # and so is speculative decoding the text states with no figure said to go without it)
                 fields.pop(key, None)
+        named_at = [p for p, b in sizes if p < fig.span[0] and b == size]
+        if not fig.headline and named_at and not any(named_at[-1] < g.span[0] < fig.span[0] for g in claim.figures):
+            # "a 13B model … 50-70 tok/s and a 70B dense model at Q4 … 20-30 tok/s": a precision
+            # written between the figure's own model size and the figure is that figure's
+            own = precision_words(normalise(text)[named_at[-1]:fig.span[0]])
+            if own.get("precision") and own["precision"][0] != fields.get("precision"):
+                fields["precision"] = own["precision"][0]
+                fields.pop("quantization", None)
+                if own.get("quantization"):
+                    fields["quantization"] = own["quantization"][0]
         sub = replace(claim, fields=fields, figures=figs)
         a = analyze_claim(sub, model=stand, **options)
         judged.append((fig, size, stand, a))

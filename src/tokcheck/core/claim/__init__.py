@@ -107,6 +107,8 @@ class Claim:
         unknown_names: ``[{"kind": "gpu"|"model", "words": …, "suggestions": […]}]``.
         inferred: fields read from what the text leaves out rather than from its words (a bare
             tok/s figure is one request's generation speed); they do not count as stated facts.
+        gpus_named: every catalog GPU the text names as hardware of its own (not one it is
+            compared against), ``(name, start)`` in text order, ``start`` in the normalised text.
     """
 
     text: str
@@ -117,6 +119,7 @@ class Claim:
     notes: list = field(default_factory=list)
     unknown_names: list = field(default_factory=list)
     inferred: list = field(default_factory=list)
+    gpus_named: list = field(default_factory=list)
 
     @property
     def headline(self) -> Figure | None:
@@ -693,6 +696,25 @@ def _other_size_of_family(t: str, mh: "_ModelHit", head, hits: list) -> "_ModelH
                      note=f"{mh.words!r} with {sizes[-1].group(0)!r} by the figure read as {spec.name}")
 
 
+_BARE_SIZE = re.compile(r"(?<![\w.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB](?![\w.\-])")
+
+
+def _sized_before_head(t: str, head, figs: list, hits: list) -> "_ModelHit | None":
+    """Models named only after the headline, its size written before it: "… 8B text … 8.715 ms and
+    2B text (S=63) from 2.552 ms to 2.361 ms (423 tok/s), using … Qwen3-VL-8B-… and Qwen3-VL-2B-…"
+    — the named model of the size written nearest before the headline in its sentence, and not
+    before another figure in the headline's unit ("8B at 40 tok/s and 70B at 9 tok/s")."""
+    start = max([m.end() for m in re.finditer(SENTENCE_END + "|[。；！？]", t[:head.span[0]])] + [0])
+    sizes = [m for m in _BARE_SIZE.finditer(t, start, head.span[0])
+             if not any(h.start <= m.start() < h.end for h in hits)
+             and not any(m.end() <= f.span[0] < head.span[0] and f.unit == head.unit for f in figs)]
+    if not sizes:
+        return None
+    size = float(sizes[-1].group("size"))
+    sized = [h for h in hits if h.start > head.span[1] and (b := _size_b(h.name)) and abs(b - size) <= 0.25 * size]
+    return sized[0] if len({h.name for h in sized}) == 1 else None
+
+
 def _nearest_before(hits: list, start: int, text: str | None = None):
     """The hit nearest before position ``start`` (the headline figure), else the first after it —
     with ``text`` given, only one in the headline's own sentence ("… 2,500 t/s. A commenter says
@@ -721,6 +743,10 @@ def _gpu_hits(t: str, gpus, systems, model_spans: list[tuple[int, int]], notes: 
 
     spans: list[tuple[int, int]] = []
     sys_hits = find_names(_blank(t, model_spans), [(s["name"], s["aliases"]) for s in systems], min_len=3)
+    for m in _DGX_BY_GENERATION.finditer(t):
+        # "DGX 系统(8×Blackwell GPU)": a DGX named by its GPUs' generation is that generation's DGX
+        if not any(h.start <= m.start() < h.end for h in sys_hits):
+            sys_hits.append(NameHit(_DGX_GENERATIONS[m.group("gen").lower()], m.start(), m.end()))
     spans.extend((h.start, h.end) for h in sys_hits)
     host = {g.name for g in gpus if g.kind == "host_memory"}
     hits = find_names(_blank(t, model_spans + spans), [(g.name, g.aliases) for g in gpus], min_len=2)
@@ -754,6 +780,11 @@ def _gpu_hits(t: str, gpus, systems, model_spans: list[tuple[int, int]], notes: 
     return sys_hits, own, unknown_gpu, spans
 
 
+# a DGX or HGX named with its GPUs' architecture rather than the GPU ("DGX 系统(8×Blackwell GPU)",
+# "an HGX Hopper system"): the eight-GPU system of that generation (systems.csv)
+_DGX_GENERATIONS = {"blackwell": "DGX B200", "hopper": "DGX H100", "ampere": "DGX A100 640GB"}
+_DGX_BY_GENERATION = re.compile(r"\b[DH]GX\s*(?:系统|系統|system|server|服务器|伺服器)?\s*[(（]?\s*(?:8\s*[×x\*]\s*)?"
+                                r"(?:nvidia\s+)?(?P<gen>blackwell|hopper|ampere)(?![\w\-])(?!\s*ultra)", re.I)
 _JOINED = re.compile(r"\s*(?:\(\s*\d+\s*gb\s*\)\s*)?(?:\d+\s*gb\s*)?(?:,|\+|plus|and|with|和|加|与|及)\s*(?:and\s+)?"
                      r"(?:(?:a|an|one|two|three|four|five|six|eight|\d+)\s*(?:x\s*)?)?(?:used\s+)?(?:nvidia\s+|geforce\s+|rtx\s+)?", re.I)
 
@@ -1129,6 +1160,8 @@ def parse_claim(text: str) -> Claim:
         # "~12 tok/s on 70B …, 186 tok/s on Qwen3 8B": the size written with the headline is its
         # model's, and the model named after it is another's
         mh = None
+    if mh is not None and mh.start > head.span[1]:
+        mh = _sized_before_head(t, head, figs, targets) or mh
     um = _unknown_near(t, model_hits, head.span[0], mh)
     if um is not None:
         # "LFM2-8B-A1B 在 Q2_K 下最快，达 18.1 TPS；Qwen3-30B-A3B …": the name written for the
@@ -1327,7 +1360,8 @@ def parse_claim(text: str) -> Claim:
     fields = {k: f[k] for k in FIELD_KEYS if k in f and f[k] is not None}
     return Claim(text=raw, fields=fields, figures=figs, sources={k: v for k, v in src.items()},
                  footprint={k: footprint[k] for k in FOOTPRINT_KEYS if k in footprint}, notes=notes,
-                 unknown_names=unknown, inferred=inferred)
+                 unknown_names=unknown, inferred=inferred,
+                 gpus_named=[(h.name, h.start) for h in sorted(gpu_own, key=lambda h: h.start)])
 
 
 def apply_overrides(claim: Claim, **given) -> Claim:
@@ -1352,4 +1386,4 @@ def apply_overrides(claim: Claim, **given) -> Claim:
     inferred = [k for k in claim.inferred if k not in given or given[k] is None]
     return Claim(text=claim.text, fields={k: fields[k] for k in FIELD_KEYS if k in fields}, figures=claim.figures,
                  sources=sources, footprint=dict(claim.footprint), notes=list(claim.notes),
-                 unknown_names=list(claim.unknown_names), inferred=inferred)
+                 unknown_names=list(claim.unknown_names), inferred=inferred, gpus_named=list(claim.gpus_named))

@@ -92,7 +92,9 @@ _LATENCY_WORDS = re.compile(
     r"latency|延迟|时延|响应时间|tpot|\bitl\b|\btbt\b|inter[\s\-]token|time\s+per\s+(?:output\s+)?token|per\s+token|"
     r"每\s*个?\s*token|takes?|took|需要|要|耗时|用时|花了|花费|用了|等了|waited|(?:推理|推论|生成|响应)时间|prefill\w*|预填充|"
     r"返回[^，,。；;]{0,12}回答|完整(?:返回|回答|响应)|完整的?回复|"
-    r"process(?:es|ing)?\s+(?:the\s+)?prompts?", re.I)
+    r"process(?:es|ing)?\s+(?:the\s+)?prompts?|"
+    # "decode went from 9.213 ms to 8.715 ms", "a 12 ms decode step": one decode step's time
+    r"\bdecode\s+(?:step|went|latency|time)|decode[\s\-]step|per[\s\-]step\s+(?:latency|time)|每步", re.I)
 
 # "单请求吞吐量", "single-request throughput": one stream's speed, though the word is throughput's
 _ONE_STREAM_THROUGHPUT = (r"(?:单请求|单并发|单用户|单路|单个请求|single[\s\-](?:request|stream|user)|per[\s\-](?:request|stream|sequence))"
@@ -203,7 +205,8 @@ _SPREAD = re.compile(rf"\s*(?:±|\+/-|\+-)\s*(?:{NUMBER})")
 _UNIT_HEADER = re.compile(r"(?<![\d.])(?<![\d.]\s)(?:(?:output|generation|decode)\s+)?(?:tok(?:en)?s?\s*/\s*(?:s(?:ec)?|秒)|tokens?\s+per\s+second|\btps\b|"
                           r"tokens?\s*(?:的)?\s*(?:生成|推理|输出|解码)\s*速度)(?![a-z])", re.I)
 _HEADED_NUMBER = re.compile(rf"(?:\bdid|\bdoes|\bgot|\bgets|\breached|\breaches|\bhit|\bhits|\bat|:|：|为|是)\s*(?:~|约|(?:about|around|roughly|approximately)\s+)?"
-                            rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.]?\d)(?!,\d{{3}}(?!\d))" + _NOT_A_RATE, re.I)
+                            rf"(?<![\d.])(?P<num>{NUMBER})(?![\d.]?\d)(?!,\d{{3}}(?!\d))(?:\s*(?:~|～|-|至|到)\s*(?P<num2>{NUMBER})(?![\d.]?\d))?"
+                            + _NOT_A_RATE, re.I)
 # "ChatGLM-6b-fp16 在 Batch 64、256、512 下分别为 2919、7871、10209": a list after a headed number
 _HEADED_MORE = re.compile(rf"\s*[、,，]\s*(?:和|与|and\s+)?(?<![\d.])(?P<num>{NUMBER})(?![\d.]?\d)(?!,\d{{3}}(?!\d))" + _NOT_A_RATE, re.I)
 # a setting's value, not a speed: "prompt_tokens 为 1", "batch size = 1", "并发为 10"
@@ -475,7 +478,8 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
     for fig in list(found):
         # "分别为 217、83、45 tok/s": a list of numbers before one unit (after 分别, or two commas or more)
         m = _LIST_BEFORE.search(masked, max(0, fig.span[0] - 60), fig.span[0])
-        if m and m.end() == fig.span[0] and (m.group("lead") or len(re.findall(r"[,、]", m.group("list"))) >= 2):
+        if m and m.end() == fig.span[0] and (m.group("lead") or len(re.findall(r"[,、]", m.group("list"))) >= 2
+                                             or re.match(r",?\s*(?:[\w.]+\s+){0,4}?respectively", masked[fig.span[1]:fig.span[1] + 50], re.I)):
             for n in re.finditer(NUMBER, m.group("list")):
                 start = m.start("list") + n.start()
                 if any(f.span[0] <= start < f.span[1] for f in found):
@@ -591,8 +595,11 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
                     or any(a <= m.start("num") < b for a, b in taken):
                 continue
             for n in [m, *_list_after(masked, m.end())]:
-                span = (n.start("num"), n.end("num"))
-                fig = Figure(value=to_float(n.group("num")), unit="tok/s", span=span, words=t[span[0]:span[1]])
+                hi = n.groupdict().get("num2")
+                span = (n.start("num"), n.end("num2") if hi else n.end("num"))
+                lo = to_float(n.group("num"))
+                fig = Figure(value=(lo, to_float(hi)) if hi and to_float(hi) > lo else lo, unit="tok/s", span=span,
+                             words=t[span[0]:span[1]])
                 fig.why["unit"] = f"no unit stated with it; {t[header.start():header.end()].strip()!r} heads the text"
                 found.append(fig)
                 pos = max(pos, n.end())
@@ -809,7 +816,7 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
         elif f.unit in ("ms", "s"):
             around = t[win[0]:f.span[0]] + " " + t[f.span[1]:win[3]]
             f.metric = ("e2e_latency" if re.search(r"/\s*req", f.words, re.I)
-                        else "tpot" if re.search(r"tpot|\bitl\b|\btbt\b|inter[\s\-]token|(?:2nd|second|next)[\s\-]token\s+latency|time\s+between\s+tokens|per\s+(?:output\s+)?token|token\s*间|每\s*个?\s*token", around, re.I)
+                        else "tpot" if re.search(r"tpot|\bitl\b|\btbt\b|\bdecode\s+(?:step|went|latency|time)|decode[\s\-]step|per[\s\-]step\s+(?:latency|time)|每步|inter[\s\-]token|(?:2nd|second|next)[\s\-]token\s+latency|time\s+between\s+tokens|per\s+(?:output\s+)?token|token\s*间|每\s*个?\s*token", around, re.I)
                         else "ttft" if re.search(r"ttft|first|\b1st\b|首|吐出(?:第)?一个", around, re.I)
                         else "ttft" if re.search(r"prefill\w*|预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", around, re.I)
                         else "e2e_latency" if re.search(r"e2e|end[\s\-]to[\s\-]end|整句|总时延|整体时延|request\s+latency|完整响应|完整的?回复|返回[^，,。；]{0,12}回答|完整(?:返回|回答)|"
@@ -861,11 +868,12 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             # per-user word is the server's total
             f.scope, f.metric = "aggregate", "aggregate_throughput"
         between = t[f.span[1]:figs[i + 1].span[0]] if i + 1 < len(figs) else ""
-        if i + 1 < len(figs) and figs[i + 1].unit == f.unit and (_CHANGE_TO.search(between) or _CHANGE_WORDY.search(between)) \
+        if i + 1 < len(figs) and (figs[i + 1].unit == f.unit or (f.metric == "tpot" and figs[i + 1].unit == "ms")) and (_CHANGE_TO.search(between) or _CHANGE_WORDY.search(between)) \
                 and not _SET_AGAINST.search(between) \
                 and not re.search(r"(?:从|由|\bfrom)\s*(?:约|~|about\s+)?\d", between[between.find(";") + 1:], re.I):
             # "只能达到 6-7 token/s，而 readme 里 … 就能到 8 token/s" sets two results side by side
             f.before_change = True
+    _respectively(t, figs)
     for f in figs:
         # "peaked at 15,944 tok/s (3,673 output tok/s, p99 latency 11.78s) at 500 concurrent
         # requests": the setting after a figure's own brackets is that figure's
@@ -952,6 +960,8 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
         if anchor is not None:  # a second change of the same quantity measures what the first does
             f.metric = f.metric or anchor.metric
             f.scope = f.scope or anchor.scope
+            if f.metric == "tpot" and f.unit == "ms":
+                f.unit = "ms/tok"
     for i in range(1, len(figs)):
         # "378.57 token/s …, versus 361.70 token/s … and 230.08 token/s for EAGLE-2": the figures
         # after "versus" in the sentence are what the first is set against
@@ -983,6 +993,33 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             f.metric, f.scope = "aggregate_throughput", "aggregate"
             f.why["scope"] = f"inferred: output above {SINGLE_REQUEST_CEILING_TOK_S:,} tok/s is a total over many"
     return figs
+
+
+# "Batch 64、256、512 下分别为 2919、7871、10209", "at batch sizes 1, 8 and 32 it reached 40, 200 and
+# 600 tok/s respectively": a list of settings matched to a list of figures, one to one
+_SETTING_LIST = re.compile(r"(?:batch(?:[\s_\-]?sizes?)?|\bbs|并发(?:数)?|concurrency(?:\s+levels?)?|(?:concurrent\s+)?users)"
+                           r"\s*(?:=|:|：|为|of|at)?\s*(?P<list>\d{1,5}(?:\s*(?:[、,，/]|and|和|与)\s*\d{1,5}){1,7})(?!\s*(?:tok|t/s|ms|s\b|秒))", re.I)
+_RESPECTIVELY = re.compile(r"分别|respectively", re.I)
+
+
+def _respectively(t: str, figs: list[Figure]) -> None:
+    """Give each figure of a "respectively" list its own setting (see :data:`_SETTING_LIST`):
+    the N settings and the N figures after them in one sentence, with "分别"/"respectively" in it."""
+    for m in _SETTING_LIST.finditer(t):
+        values = [int(v) for v in re.findall(r"\d+", m.group("list"))]
+        end = next((b.start() for b in _BOUNDARY.finditer(t, m.end())), len(t))
+        if not _RESPECTIVELY.search(t, m.start(), end) and not _RESPECTIVELY.search(t, end, min(len(t), end + 14)):
+            continue
+        after = [f for f in figs if m.end() <= f.span[0] < end and f.is_rate]
+        if len(after) < len(values) or len({f.unit for f in after[:len(values)]}) != 1:
+            continue
+        for f, n in zip(after, values):
+            f.concurrency, f.why["concurrency"] = n, m.group(0)
+            if n > 1 and f.scope in (None, "request") and f.metric in (None, "generation_tok_s", "aggregate_throughput"):
+                f.scope, f.metric = "aggregate", "aggregate_throughput"
+            elif n == 1 and f.metric in (None, "aggregate_throughput") and not re.search(
+                    r"total|aggregate|overall|combined|总|合计|整体", str(f.why.get("scope", "")) + str(f.why.get("metric", "")), re.I):
+                f.scope, f.metric = "request", "generation_tok_s"  # one request in flight: its own speed
 
 
 #: No published single-request decode speed reaches this (wafer-scale and dataflow chips serve

@@ -119,6 +119,8 @@ def _pick(mentions: list[Hit], near: int | None, figures: list[tuple[int, int]] 
             far = 80 if h[2] > f[0] and chinese else 40
         elif text and h[2] <= f[0] and not chinese and re.fullmatch(r"\s*and\s+", between, re.I):
             far = 40  # "85 tok/s for LLaMA 3.1 70B in FP16 and 72 tok/s …": "and" opens the next item
+        elif text and h[1] >= f[1] and not chinese and re.match(r"\s*(?:and|while|whereas|but)\s", between, re.I):
+            far = 40  # "a BF16 baseline of ~1082 tok/s and a best config of FP8 weights at 1544": the next item's
         if text and re.search(r"\bagainst\b|\bversus\b|\bvs\.?|compared\s+(?:to|with)|相比|对比|而", between, re.I):
             # "… at 4.0bpw, against the 164 t/s": words before "against" are the figure before's;
             # "25.6 tok/s，而仓库默认的 SGLang … 为 32-40": words after it are the next item's
