@@ -1714,3 +1714,73 @@ def test_a_precision_written_with_a_figures_own_model_size_is_that_figures():
                                   "12.43 ms/token at 4 bits versus 26.06 ms/token at 16 bits, and llama2-13b-chat 20.28 "
                                   "versus 47.28 ms/token."))
     assert a.verdict == "plausible"
+
+
+def test_set_twenty_one_reader():
+    # "for the prompt" names prefill, so the generation figure is the headline
+    c = parse_claim("On an M2 Ultra with mlx_lm, Qwen3-Next-80B-A3B-Instruct in 8bit ran at only 1.8-1.9 tps for the prompt "
+                    "and 0.4 tps for generation.")
+    assert c.fields["value"] == 0.4
+    # loading the model is no latency of a request
+    c = parse_claim("在小米14上测得完整模型加载时间47秒、典型问答推理耗时320ms(batch=1)。")
+    assert (c.fields["value"], c.fields["unit"]) == (320, "ms")
+    # "GB10" is no count of ten
+    c = parse_claim("on one NVIDIA GB10 DGX Spark serving Qwen3.6-35B-A3B it reports 85.7 output tok/s aggregate")
+    assert c.fields["gpu_count"] == 1
+    # the length written in the headline's own clause, not one in the next
+    c = parse_claim("On 4xMI50: a 512-token prompt was prefilled at 1267.33 tokens/s and 128 output tokens were generated at "
+                    "26.14 tokens/s; a 5632-token prompt prefilled at 2177.88 tokens/s.")
+    assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (512, 128)
+    c = parse_claim("Qwen3.6-35B-A3B：1k 输入时峰值输出 token 吞吐 448.00 tok/s，峰值并发请求数 72；64k 输入时输出吞吐降到 126.00 tok/s")
+    assert (c.fields["input_tokens"], c.fields["concurrency"]) == (1000, 72)
+    # lengths written as "8192-in/1024-out", "400 max_tokens", "max_new_token=512", "文本生成（1024token）"
+    c = parse_claim("Qwen3.6 27B on B200 at max_concurrency 1 on a random 8192-in/1024-out workload reached 2070 tokens per second")
+    assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (8192, 1024)
+    assert parse_claim("on a DGX Spark with 400 max_tokens, MTP gave 55.6 tok/s single-stream").fields["output_tokens"] == 400
+    c = parse_claim("在 8×A100 上 DeepSeek 满血版的文本生成（1024token）速度从 120token/s 提升到 340token/s")
+    assert c.fields["output_tokens"] == 1024
+    # "一个step就需要10s+" is a time per output token
+    c = parse_claim("有用户在8*V100 32G上运行Baichuan-13B,一个step就需要10s+;max_new_token=512")
+    assert (c.fields["value"], c.fields["unit"], c.fields["output_tokens"]) == (10000, "ms/tok", 512)
+    # the end of a change measures what its start's words say
+    c = parse_claim("It lifted output throughput per GPU from 311.65 tok/s to 331.22 tok/s at conc=64 with 1k/1k sequences.")
+    assert (c.fields["value"], c.headline.scope, c.fields["concurrency"]) == (331.22, "gpu", 64)
+    # counts: machines of N each; one GPU said of "each" is no count of one; a modded card's memory before its name
+    c = parse_claim("On two machines with 8 Ascend 910B-64GB each, vllm-ascend ran DeepSeek-V3-0324 w8a8 at approximately 1.4 Tokens/s")
+    assert c.fields["gpu_count"] == 16
+    c = parse_claim("用VLLM-Ascend在910b2上推理deepseek只有7token/s;每张910B2的HBM占用约29954/65536 MB。")
+    assert c.fields.get("gpu_count") is None
+    c = parse_claim("有人在魔改 16GB 的 RTX3070 上用 llama.cpp 跑 Qwen3.6-35B-A3B，生成速度 33t/s")
+    assert c.fields["gpu_memory_gb"] == 16
+    c = parse_claim("deploying DeepSeek-R1 on H20-96G with SGLang: each node achieves 16.5k input tokens per second and "
+                    "5.7k output tokens per second")
+    assert c.fields.get("gpu_count") is None  # a per-node figure: one GPU named says nothing of how many
+    # ik_llama.cpp's IQ3_KS names the file; the BPW written after it is its size
+    c = parse_claim("GLM-5.1 as an IQ3_KS GGUF (3.65 BPW, 320.216 GiB) runs under ik_llama.cpp at 17–19 tok/s")
+    assert c.fields["precision"] == "IQ3_KS"
+    # the batch written before a figure is its own; one after a list mark opens the next item
+    c = parse_claim("用fastllm的benchmark测chatglm2-6B,表中float16在batch size 1时为153 Tokens/s、batch 512时仍是153")
+    assert c.fields["concurrency"] == 1
+    assert parse_claim("four RTX 6000 Pro Blackwell GPUs with 96 GB each decode at 40 tokens per second").fields["gpu"] == \
+        "RTX PRO 6000 Blackwell"
+
+
+def test_set_twenty_one_judge():
+    from tokcheck.core.hostmem import find_host_memory
+    from tokcheck.core.verdict import analyze_claim
+
+    # the GPU's VRAM bandwidth is not the host's; DIMMs are not a GPU's memory
+    h = find_host_memory("It credits the card's VRAM with 1008 GB/s against 89 GB/s for DDR5-5600 system RAM.")
+    assert h.bandwidth_bytes_per_s == 89e9
+    assert find_host_memory("EPYC 9175F, 768GB of DDR5-6400 and two RTX PRO 6000 cards (96GB×2)").name.startswith("8-channel")
+    # a per-GPU total may be below one stream's speed
+    a = analyze_claim(parse_claim("Qwen-3.5-397B-A17B FP8 on H100, SGLang, TP8, 8k/1k: 89.87 output tok/s per GPU at "
+                                  "concurrency 4 (TPOT 5.15 ms)."))
+    assert not any(c.get("check") == "tpot_vs_tok_s" and not c["ok"] for c in a.consistency)
+    # llama.cpp's flags name quantized files; offloaded weights have the stated host memory too
+    a = analyze_claim(parse_claim("用--n-cpu-moe把MoE专家卸载到CPU和内存,在RTX 3080 Ti(12G显存+32G内存)上跑Qwen3.6-35B-A3B,"
+                                  "token生成速度没低于14t/s"))
+    assert a.verdict == "plausible"
+    # a model the catalog now knows
+    a = analyze_claim(parse_claim("On an A800-80G, deepseek-moe-16b generated 14.73 tokens/s"))
+    assert a.verdict == "plausible" and a.model.name == "DeepSeek-MoE-16B"

@@ -96,9 +96,12 @@ _CHANNELS = [re.compile(rx, re.I) for rx in (
     r"(?P<word>dual|quad|octa|single)[\s\-]*channel",
     r"(?P<n>\d+)\s*[x×\*]\s*(?:\d+\s*GB\s*)?(?:LP)?DDR",
     r"(?:LP)?DDR[45]X?[\s\-_]*\d{4}\s*(?:MT/s|MHz)?\s*\d+\s*GB?\s*[x×\*]\s*(?P<n>\d+)",
-    r"\d+\s*GB\s*[x×\*]\s*(?P<n>\d+)",
+    # "64GB×8 内存", "DDR5 32GB x 12": DIMMs (not a GPU's memory: "two RTX PRO 6000 cards (96GB×2)")
+    r"\d+\s*GB\s*[x×\*]\s*(?P<n>\d+)(?=\s*(?:条|根|sticks?|dimms?|modules?)?\s*(?:of\s+)?[(（]?\s*(?:(?:LP)?DDR|RAM|DRAM|内存|記憶體|DIMM))",
+    r"(?:(?:LP)?DDR\d\w*|RAM|内存|記憶體)[^,;，；。]{0,12}?\d+\s*GB\s*[x×\*]\s*(?P<n>\d+)",
 )]
-_RAM_WORDS = r"(?:ram|dram|ddr\d?|memory|内存|記憶體|system\s+ram|triad|stream)"
+# (not a GPU's "VRAM"/"GPU memory": "VRAM with 1008 GB/s against 89 GB/s for DDR5-5600 system RAM")
+_RAM_WORDS = r"(?:(?<![a-z])(?:ram|dram|ddr\d?|triad|stream)|(?<!gpu\s)(?<!video\s)(?<![a-z])memory|内存|記憶體|system\s+ram)"
 _STATED_BW = re.compile(rf"(?:{_RAM_WORDS}[^.;。]{{0,40}}?\(?~?\s*(?P<a>\d+(?:\.\d+)?)\s*GB/s)|"
                         rf"(?:~?(?P<b>\d+(?:\.\d+)?)\s*GB/s\s*\)?\s*(?:\w+\s+){{0,2}}{_RAM_WORDS})", re.I)
 _TWO_SOCKETS = re.compile(r"dual[\s\-]socket|two\s+(?:intel\s+|amd\s+)?(?:xeon|epyc|sockets?)|2\s*[x×\*]\s*(?:intel\s+|amd\s+)?(?:xeon|epyc)|双路|雙路|"

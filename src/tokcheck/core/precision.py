@@ -132,6 +132,10 @@ IK_TENSOR_TYPES: dict[str, tuple[int, int]] = {
     "IQ4_K": (256, 144),    # fp16 d + uint16 extra + scales_h[4] + scales_l[8] + qs[128]
     "IQ5_K": (256, 176),    # as IQ4_K + qh[32]
     "IQ6_K": (256, 212),    # fp16 d + uint16 extra + int8 scales[16] + qs[128] + qh[64]
+    "IQ2_KL": (256, 86),    # uint16 scales_h + scales_l[4] + qs[64] + qh[16]
+    "IQ3_KS": (256, 102),   # uint16 extra + scales[4] + qs[64] + qh[32] (row scale apart)
+    "IQ4_KSS": (256, 128),  # uint32 qs[32] (row scale apart)
+    "IQ5_KS": (256, 168),   # scales[8] + qs[128] + qh[32] (row scale apart)
 }
 
 _README = "llama.cpp tools/quantize/README.md, Llama-3.1-8B, whole file"

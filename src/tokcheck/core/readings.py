@@ -360,6 +360,9 @@ def _reading_for(name: str, m: ModelSpec, engine: str | None, why: str, stated: 
 _OLLAMA_TAG = re.compile(r"[a-z][a-z0-9.\-]*:[a-z0-9][\w.\-]*", re.I)
 
 
+_LLAMA_CPP_FLAGS = re.compile(r"--n-cpu-moe|--cpu-moe|(?<![\w-])-ngl\b|--n-gpu-layers|-ot\s+\S*exps|--override-tensor", re.I)
+
+
 def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, notes: list[str]) -> tuple[list[Reading], list[dict]]:
     """The precisions to judge at, and footprint findings (impossible ones included)."""
     f, foot = claim.fields, claim.footprint
@@ -490,11 +493,15 @@ def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, note
 
     # --- unstated: the released weights, else what fits, else the usual quantized files
     out = [Reading(rel_label, "released", m, "precision not stated: the model's released weights", False)]
-    quantized_engine = engine in QUANTIZED_FILE_ENGINES
+    # llama.cpp's own flags name its quantized files though the engine is not named ("--n-cpu-moe")
+    quantized_engine = engine in QUANTIZED_FILE_ENGINES or (engine is None and bool(_LLAMA_CPP_FLAGS.search(claim.text or "")))
     cap = setup.capacity
-    fits = cap is None or weights_bytes(m, "released") <= cap * WEIGHTS_FIT_FRACTION or words.offload
+    host_cap = setup.host.capacity_bytes if setup.host is not None else None
+    fits = cap is None or weights_bytes(m, "released") <= cap * WEIGHTS_FIT_FRACTION or (
+        words.offload and (host_cap is None or weights_bytes(m, "released") <= (cap + host_cap) * WEIGHTS_FIT_FRACTION))
     if quantized_engine or not fits:
-        why = (f"precision not stated and {engine} runs quantized files (Ollama's default tags are Q4_K_M)"
+        why = (f"precision not stated and {engine or 'llama.cpp (its flags are in the text)'} runs quantized files "
+               "(Ollama's default tags are Q4_K_M)"
                if quantized_engine else "precision not stated and the released weights cannot fit the stated memory")
         ladder = ["FP8", "INT4"] if not quantized_engine else ["Q8_0", "Q6_K", "Q4_K_M"]
         for p in ladder:
@@ -503,7 +510,9 @@ def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, note
             r = _reading_for(p, m, engine, why, False)
             r.fallback = True
             out.append(r)
-        if cap is not None and not words.offload and all(weights_bytes(r.model, r.precision) > cap * WEIGHTS_FIT_FRACTION for r in out):
+        # (offloaded weights have the stated host memory as well)
+        room = None if cap is None else cap + (host_cap if words.offload and host_cap else 0)
+        if room is not None and (not words.offload or host_cap) and all(weights_bytes(r.model, r.precision) > room * WEIGHTS_FIT_FRACTION for r in out):
             # not even 4 bits fit: the widest of the narrower llama.cpp types that does ("DeepSeek V4
             # Flash on a single H200": 284 B parameters at ~3.9 bits is 138 GB)
             for p in ("Q3_K_M", "Q2_K"):
@@ -511,7 +520,7 @@ def read_precisions(claim: Claim, m: ModelSpec, setup: Setup, words: Words, note
                 r = Reading(p, "released", _scheme_model(m, _all_parts(p)), why + "; not even 4-bit weights fit", False)
                 r.fallback = True
                 out.append(r)
-                if weights_bytes(r.model, r.precision) <= cap * WEIGHTS_FIT_FRACTION:
+                if weights_bytes(r.model, r.precision) <= room * WEIGHTS_FIT_FRACTION:
                     break
     return out, findings
 

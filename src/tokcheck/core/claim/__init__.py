@@ -44,6 +44,7 @@ from tokcheck.core.claim.hardware import (
     gpu_memory_near,
     gpu_row,
     is_comparison,
+    machines_of,
     plural_after,
     used_subset,
 )
@@ -171,7 +172,8 @@ def _blank(t: str, spans: list[tuple[int, int]]) -> str:
 # (a hub address's host is no organisation: "hf.co/unsloth/Qwen3.8-27B-GGUF:Q4_K_M")
 _HF_ID = re.compile(r"(?:(?<![\w./-])(?:https?://)?(?:hf\.co|huggingface\.co)/|(?<![\w./-]))"
                     r"(?!(?:hf\.co|huggingface\.co)/)(?P<org>[A-Za-z0-9][\w.\-]{1,40})/(?P<name>[A-Za-z0-9][\w.\-]{2,80})")
-_OLLAMA = re.compile(r"(?<![\w./-])(?P<name>[a-z][a-z0-9.\-]{1,30}):(?P<tag>[a-z0-9][a-z0-9.\-_]{0,40})(?![\w/])", re.I)
+# (not "Qwen3.6-35B-A3B：1k 输入": a length after a colon is no tag)
+_OLLAMA = re.compile(r"(?<![\w./-])(?P<name>[a-z][a-z0-9.\-]{1,30}):(?!\d+(?:\.\d+)?k\b)(?P<tag>[a-z0-9][a-z0-9.\-_]{0,40})(?![\w/])", re.I)
 _SUFFIXES = re.compile(r"[\-_.](?:instruct|chat|base|it|hf|gguf|awq|gptq|fp8|fp4|nvfp4|mxfp4|int4|int8|w4a16|w8a8|"
                        r"bf16|fp16|dynamic|thinking|reasoning|\d{4}|v\d+(?:\.\d+)?|q\d\w*|mlx|4bit|8bit|ud|unsloth)$", re.I)
 _MODEL_LIKE = re.compile(
@@ -853,6 +855,10 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
     c = gpu_count_near(t, h)
     if c:
         f["gpu_count"], src["gpu_count"] = c[0], t[min(c[1], h.start):max(c[2], h.end)]
+        machines = machines_of(t, c[1], h.end)
+        if machines:
+            # "two machines with 8 Ascend 910B-64GB each": the count is per machine
+            f["gpu_count"], src["gpu_count"] = c[0] * machines[0], t[machines[1]:machines[2]]
     elif not plural_after(t, h) and not count_range_before(t, h.start) and not any(o.name != h.name for o in own if abs(o.start - h.start) < 40) \
             and not re.search(r"(?:\d+|[两双多几三四八])\s*台\s*$", t[max(0, h.start - 6):h.start]) \
             and not any(re.match(r"\s*(?:[a-z]+\s+)?(?:集群|cluster|机器|节点|服务器|nodes?|servers?|racks?|pods?|台)",
@@ -860,7 +866,10 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
             and not (_datacenter(h.name) and re.match(r"\s*(?:machines?|box(?:es)?|systems?|instances?|hosts?)\b", t[h.end:h.end + 12], re.I)):
         # (a datacenter GPU's "machine" holds several: "on a B200 machine" says no count; a
         # wafer-scale or LPU service runs on many chips, so "its LPU" says none either)
-        if (row := gpu_row(h.name)) is None or row.kind != "accelerator":
+        each = any(re.search(r"(?:每张|每块|每卡|每个|\beach\s+|\bevery\s+|\bper\s+)\s*$", t[max(0, o.start - 8):o.start], re.I)
+                   for o in own if o.name == h.name)
+        if ((row := gpu_row(h.name)) is None or row.kind != "accelerator") and not each:
+            # (not where a GPU is said of "each" one: "每张910B2的HBM占用约29954/65536 MB")
             foot["_singular"] = (1, h.start, h.end)  # one GPU, unless a count is written elsewhere
     mem = gpu_memory_near(t, h)
     variant = re.match(r"\s*(?:的)?\s*(?P<gb>\d{2,3})\s*(?:gb|g)\s*(?:版本?|version|variant|model)", t[h.end:h.end + 20], re.I)
@@ -1229,9 +1238,9 @@ def parse_claim(text: str) -> Claim:
             f["gpu_count"] = int(tp.group(1)) * int(pp.group(1))
             src["gpu_count"] = f"{tp.group(0)} × {pp.group(0)}"
     singular = foot.pop("_singular", None)
-    if "gpu_count" not in f and singular and head.scope != "gpu":
+    if "gpu_count" not in f and singular and head.scope not in ("gpu", "node"):
         # ("1848 tok/s/GPU on MI355X": a per-GPU figure is a deployment's total over its GPUs,
-        # so one GPU named says nothing of how many)
+        # so one GPU named says nothing of how many; nor does "on H20-96G … each node achieves")
         f["gpu_count"], src["gpu_count"] = 1, f"one {t[singular[1]:singular[2]]} named, no count"
     if "gpu_memory_gb" not in f:
         mem = gpu_memory_anywhere(masked)

@@ -94,7 +94,7 @@ _LATENCY_WORDS = re.compile(
     r"返回[^，,。；;]{0,12}回答|完整(?:返回|回答|响应)|完整的?回复|"
     r"process(?:es|ing)?\s+(?:the\s+)?prompts?|"
     # "decode went from 9.213 ms to 8.715 ms", "a 12 ms decode step": one decode step's time
-    r"\bdecode\s+(?:step|went|latency|time)|decode[\s\-]step|per[\s\-]step\s+(?:latency|time)|每步", re.I)
+    r"\bdecode\s+(?:step|went|latency|time)|decode[\s\-]step|per[\s\-]step\s+(?:latency|time)|每步|(?:一|每)个?\s*step", re.I)
 
 # "单请求吞吐量", "single-request throughput": one stream's speed, though the word is throughput's
 _ONE_STREAM_THROUGHPUT = (r"(?:单请求|单并发|单用户|单路|单个请求|single[\s\-](?:request|stream|user)|per[\s\-](?:request|stream|sequence))"
@@ -104,7 +104,7 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "metric": (
         ("prefill_tok_s", r"(?:pre-?fill|预填充)\s*(?:throughput|吞吐量?)|prompt\s+processing|prompt[\s\-]eval\w*|\bpp(?!\s*[=:]\s*\d)\s*\d*\b(?!\s*tp\b)|pre-?fill\w*(?!\s+(?:buffer|chunk|batch|size|step))|预处理|预填充|提示词?处理|"
                           r"prompt\s*(?:speed|throughput|tok|阶段|phase|stage|rate)|input\s+(?:processing|speed)|处理提示|首段|"
-                          r"for\s+(?:a|the)\s+[\d,]+[\s\-]tokens?\s+prompt|prompt[\s_]?tps|"
+                          r"for\s+(?:a|the)\s+[\d,]+[\s\-]tokens?\s+prompt|prompt[\s_]?tps|for\s+the\s+prompt\b|"
                           r"(?:on\s+)?the\s+first\s+(?:inference\s+|forward\s+)?pass|"
                           r"\bprocess\s*:"),  # koboldcpp's "Process:25.05s (… = 66.89T/s)"
         ("e2e_tok_s", r"end[\s\-]to[\s\-]end|\be2e\b|端到端|including\s+(?:prefill|ttft|prompt)"),
@@ -144,7 +144,7 @@ _KEYWORD_RX = {kind: [(value, re.compile(rx, re.I | re.A)) for value, rx in rule
 _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"(?<![\d.])(?P<n>\d+)\s*(?:concurrent|parallel|simultaneous)\s*(?:requests?|users?|streams?|sequences?|sessions?|clients?)?",
     r"\b(?:at\s+)?(?P<n>one)\s+concurrent\s+(?:request|user|stream|sequence)",
-    r"(?:concurrency|并发(?:数|量)?|并行数|batch[\s_\-]?sizes?|批处理(?:大小)?|批大小|\bbs|max[\s_\-]num[\s_\-]seqs|--parallel|-np)\s*"
+    r"(?:concurrency|\bconc\b|并发(?:请求)?(?:数|量)?|并行数|batch[\s_\-]?sizes?|批处理(?:大小)?|批大小|\bbs|max[\s_\-]num[\s_\-]seqs|--parallel|-np)\s*"
     r"(?:of|=|:|为|是|设为|设置为)?\s*(?P<n>" + INTEGER + r")(?!\d|[.,]\d)",
     r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*(?:高)?\s*并发",
     r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
@@ -372,6 +372,9 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         value: float | tuple[float, float] = (lo, hi) if hi is not None else lo
         span = (m.start(), m.end())
         if unit in ("ms", "s"):
+            if re.search(r"(?:加载|載入|装载|load(?:ing|ed)?|启动|startup|cold[\s\-]start)\s*(?:时间|耗时|用时|time|took|takes|in)?\s*(?:为|是|:|：|约|of)?\s*(?:~|about\s+)?$",
+                         t[max(0, span[0] - 20):span[0]], re.I):
+                continue  # "完整模型加载时间47秒": loading the model, not serving a request
             around = t[max(0, span[0] - 48):span[0]] + " " + t[span[1]:span[1] + 24]
             if not _LATENCY_WORDS.search(around) and not re.search(r"/\s*(?:req|批|batch)", m.group(0), re.I):
                 continue  # "0.62s/req" is a request's time by its unit
@@ -816,7 +819,7 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
         elif f.unit in ("ms", "s"):
             around = t[win[0]:f.span[0]] + " " + t[f.span[1]:win[3]]
             f.metric = ("e2e_latency" if re.search(r"/\s*req", f.words, re.I)
-                        else "tpot" if re.search(r"tpot|\bitl\b|\btbt\b|\bdecode\s+(?:step|went|latency|time)|decode[\s\-]step|per[\s\-]step\s+(?:latency|time)|每步|inter[\s\-]token|(?:2nd|second|next)[\s\-]token\s+latency|time\s+between\s+tokens|per\s+(?:output\s+)?token|token\s*间|每\s*个?\s*token", around, re.I)
+                        else "tpot" if re.search(r"tpot|\bitl\b|\btbt\b|\bdecode\s+(?:step|went|latency|time)|decode[\s\-]step|per[\s\-]step\s+(?:latency|time)|每步|(?:一|每)个?\s*step|inter[\s\-]token|(?:2nd|second|next)[\s\-]token\s+latency|time\s+between\s+tokens|per\s+(?:output\s+)?token|token\s*间|每\s*个?\s*token", around, re.I)
                         else "ttft" if re.search(r"ttft|first|\b1st\b|首|吐出(?:第)?一个", around, re.I)
                         else "ttft" if re.search(r"prefill\w*|预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", around, re.I)
                         else "e2e_latency" if re.search(r"e2e|end[\s\-]to[\s\-]end|整句|总时延|整体时延|request\s+latency|完整响应|完整的?回复|返回[^，,。；]{0,12}回答|完整(?:返回|回答)|"
@@ -858,7 +861,13 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             f.spec_decoding, f.why["speculative_decoding"] = hit[0] == "true", hit[1]
         near = [c for c in conc if win[0] <= c[1] < win[3] or win[0] < c[2] <= win[3]]
         if near:
-            c = min(near, key=lambda c: min(abs(c[1] - f.span[1]), abs(f.span[0] - c[2])))
+            def gap(c: tuple[int, int, int]) -> int:
+                # a setting after a list mark opens the next item: "batch size 1时为153 Tokens/s、batch
+                # 512时仍是153" gives the first figure batch 1
+                if c[1] >= f.span[1]:
+                    return c[1] - f.span[1] + (20 if re.match(r"\s*[、,，;；]", t[f.span[1]:c[1]]) else 0)
+                return abs(f.span[0] - c[2])
+            c = min(near, key=gap)
             f.concurrency, f.why["concurrency"] = c[0], t[c[1]:c[2]]
         elif f.scope == "request" and not re.match(r"per[\s\-]", str(f.why.get("scope", "")), re.I):
             f.concurrency = 1  # "single stream", "batch 1"; "per request" under load says no count
@@ -937,6 +946,12 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             # "throughput rising from 260.5 to 2,106.9 tok/s per GPU": the words after the change
             # name what both of its ends measure
             prev.scope, prev.why["scope"] = f.scope, f.why.get("scope", "")
+        if prev.before_change and str(f.why.get("scope", "")).startswith("inferred") and prev.scope in ("gpu", "node", "user") \
+                and not str(prev.why.get("scope", "")).startswith(("inferred", "from the")):
+            # "throughput per GPU from 311.65 tok/s to 331.22 tok/s at conc=64": the end of a change
+            # measures what its start's words say, not what its setting alone would suggest
+            f.scope, f.metric = prev.scope, prev.metric
+            f.why["scope"], f.why["metric"] = prev.why["scope"], prev.why.get("metric", "")
         if prev.before_change or parallel:  # "from X to Y", "X vs. Y": the same quantity
             if prev.metric == "tpot" and f.metric is None and f.unit == "ms":
                 f.unit = "ms/tok"

@@ -37,7 +37,7 @@ _VENDOR = (r"(?:nvidia\s+|amd\s+|geforce\s+|instinct\s+|tesla\s+|radeon\s+|huawe
            r"(?:apple\s+)?(?:mac\s*(?:studio|mini|pro)|macbook\s+(?:pro|air))(?:s|es)?\s*(?:\(\s*|with\s+(?:an?\s+)?)?)?")
 _BEFORE = [re.compile(rx, re.I) for rx in (
     rf"(?<![~\-])(?:(?P<m>\d+)\s*[x*]\s*)?{_COUNT}\s*(?:x|\*)\s*(?:张|块|卡)?\s*{_VENDOR}(?:the\s+)?$",
-    rf"(?<![~\-]){_COUNT}\s+(?:used\s+|new\s+|identical\s+|older\s+|modded\s+|[a-z]+-[a-z]+\s+)?{_VENDOR}(?:rtx\s+)?$",
+    rf"(?<![~\-A-Za-z]){_COUNT}\s+(?:used\s+|new\s+|identical\s+|older\s+|modded\s+|[a-z]+-[a-z]+\s+)?{_VENDOR}(?:rtx\s+)?$",
     rf"(?:(?P<m>\d+)\s*[x*]\s*)?(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|卡|颗|个)\s*{_VENDOR}$",
     # "双 4090", "两 3090": a Chinese count written straight before a card's number
     rf"(?P<n>双|两)\s*{_VENDOR}(?:rtx\s*)?$",
@@ -140,6 +140,23 @@ def gpu_count_near(t: str, hit: NameHit, *, system: bool = False) -> Hit | None:
     return None
 
 
+_MACHINES_BEFORE = re.compile(rf"(?<![\w.]){_COUNT}\s+(?:[a-z]+\s+)?(?:machines|nodes|servers|hosts|boxes|systems)\s+"
+                              r"(?:with|of|each\s+with|carrying|holding)\s*$", re.I)
+_EACH_AFTER = re.compile(r"[\w\-\s]{0,16}?(?:\beach\b|\bapiece\b|\bper\s+(?:machine|node|server|host|box))", re.I)
+
+
+def machines_of(t: str, count_start: int, name_end: int) -> Hit | None:
+    """The machines a GPU count is per: "two machines with 8 Ascend 910B-64GB each" → 2; the
+    count is written between ``count_start`` and ``name_end`` (the GPU name's end). Returns
+    ``(machines, start, end)`` of the words, else None."""
+    m = _MACHINES_BEFORE.search(t[max(0, count_start - 40):count_start])
+    each = _EACH_AFTER.match(t, name_end)
+    if not m or not each:
+        return None
+    n = count_value(m.group("n"))
+    return (n, count_start - len(t[max(0, count_start - 40):count_start]) + m.start(), each.end()) if n and n > 1 else None
+
+
 _COMPARED = re.compile(r"(?:\bthan|\bvs\.?|\bversus|\bover\s+(?:the|an?)|compared\s+(?:to|with)|\bagainst|"
                        r"\btwice|\bhalf|\d+(?:\.\d+)?\s*times|"
                        r"\d+\.\d+\s*[x×]\s*(?:the|an?)?|\d+\s*[x×]\s+(?:the|an?)\s|"
@@ -203,14 +220,14 @@ def plural_after(t: str, hit: NameHit) -> bool:
 def gpu_memory_near(t: str, hit: NameHit) -> Hit | None:
     """Memory written with the GPU ("RTX 3090 24GB", "A100-80G", "24 GB 显存")."""
     after = t[hit.end:hit.end + 16]
-    m = re.match(r"\s*[\-_(]?\s*(?P<gb>\d{1,3})\s*(?:gb|g|gib)\b(?!\s*/\s*s\b|ps\b)", after, re.I)
+    m = re.match(r"\s*[\-_(（]?\s*(?P<gb>\d{1,3})\s*(?:gb|g|gib)(?![a-z0-9])(?!\s*/\s*s\b|ps\b)", after, re.I)
     if m:
         return float(m.group("gb")), hit.end, hit.end + m.end()
     m = re.search(r"(?P<gb>\d{1,3})\s*(?:gb|g)\b", t[hit.start:hit.end], re.I)
     if m:
         return float(m.group("gb")), hit.start, hit.end
     # "a 512gb m3": the memory written just before the name
-    before = re.search(r"(?<![\d.])(?P<gb>\d{1,3})\s*(?:gb|gib)\s*$", t[max(0, hit.start - 10):hit.start], re.I)
+    before = re.search(r"(?<![\d.])(?P<gb>\d{1,3})\s*(?:gb|gib|g(?=\s*的))\s*(?:的\s*)?$", t[max(0, hit.start - 10):hit.start], re.I)
     if before:
         return float(before.group("gb")), hit.start - (len(t[max(0, hit.start - 10):hit.start]) - before.start()), hit.end
     return None

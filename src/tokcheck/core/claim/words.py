@@ -18,7 +18,7 @@ Hit = tuple[object, int, int]  # (value, start, end) in the normalised text
 #: GGUF file/tensor type names as llama.cpp spells them (Q4_K_M, IQ2_XXS, UD-Q2_K_XL …).
 _GGUF = r"(?:ud-)?(?:i?q[1-8](?:_[0-9])?(?:_k)?(?:_(?:xxs|xs|s|m|l|xl|nl))*|tq[12]_0|f16|bf16|f32)"
 _GGUF_RX = re.compile(rf"(?<![a-z0-9])(?P<q>(?:ud-)?(?:i?q[1-8](?:_[0-9k]+)+(?:_(?:xxs|xs|s|m|l|xl|nl))*|"
-                      rf"iq[1-6]_?(?:xxs|xs|s|m|nl|k)(?:_(?:xxs|xs|s|m|l))?|tq[12]_0|q[2-8]k[sml])(?:_r[48])?)(?![a-z0-9])", re.I)
+                      rf"iq[1-6]_k(?:ss|s|l|t)|iq[1-6]_?(?:xxs|xs|s|m|nl|k)(?:_(?:xxs|xs|s|m|l))?|tq[12]_0|q[2-8]k[sml])(?:_r[48])?)(?![a-z0-9])", re.I)
 # Weight-precision words → the claim's precision value (the order matters: first match wins
 # among overlapping words).
 _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
@@ -307,6 +307,8 @@ def _own_mentions(t: str, mentions: list[Hit], near: int | None = None) -> list[
             continue  # "w4a16 with a few w8a16 layers": the few layers are not the weights' format
         if re.match(r"\s*(?:attention|activations?|compute|computation|accumulat\w*|math|计算|运算|激活)(?![a-z])", t[h[2]:h[2] + 14], re.I):
             continue  # "FP8 attention", "fp32 compute": how it computes, not the weights' format
+        if re.search(r"(?:flashmla|flashinfer|flash[\-_]?attn(?:ention)?\d?|sage[\-_]?attn(?:ention)?\d?)[\-_ ]?$", t[max(0, h[1] - 16):h[1]], re.I):
+            continue  # "FlashMLA-FP8": an attention kernel's build, not the weights' format
         if re.search(r"(?:\bwhether\b|是否|是不是|会不会)[^;,?。，；？]{0,120}$", t[max(0, h[1] - 130):h[1]], re.I):
             continue  # "asks whether … means it runs in FP16": a format asked about, not stated
         out.append(h)
@@ -323,7 +325,9 @@ def _own_mentions(t: str, mentions: list[Hit], near: int | None = None) -> list[
                                                and all(apart(o[1], near) for o in typed)))]
         # "the 1.58-bit UD-IQ1_S": the GGUF type names the file, the bit count only describes it
         # — where the type is named in the same sentence; "… at 2.70 bits per weight. … iq4_xs …" keeps it
-        out = [h for h in out if not (h[0].endswith("bpw") and re.search(r"bit|ternary|b1\.58", t[h[1]:h[2]], re.I)
+        # ("an IQ3_KS GGUF (3.65 BPW, 320.216 GiB)": the size of the typed file, written after it)
+        out = [h for h in out if not (h[0].endswith("bpw") and (re.search(r"bit|ternary|b1\.58", t[h[1]:h[2]], re.I)
+                                                               or any(0 <= h[1] - o[2] <= 24 for o in typed))
                                       and any(not re.search(SENTENCE_END + "|[。；！？]", t[min(h[2], o[2]):max(h[1], o[1])])
                                               for o in typed))]
     # "an 81 GiB IQ2XXS/Q2_K/Q8 GGUF": a mixed file, named by its first (largest share) type
@@ -536,7 +540,13 @@ def _nearest_match(patterns: list[str], t: str, near: int | None, taken: tuple[i
         return None
     if near is None:
         return min(found, key=lambda m: m.start())
-    return min(found, key=lambda m: (min(abs(m.start() - near), abs(m.end() - near)), m.start()))
+
+    def apart(m: re.Match) -> int:
+        # a length in another clause than the headline's is another run's ("a 512-token prompt …
+        # generated at 26.14 tokens/s; a 5632-token prompt prefilled at …")
+        a, b = sorted((m.start(), near))
+        return 200 if re.search(r";|；|。|" + SENTENCE_END, t[a:b]) else 0
+    return min(found, key=lambda m: (min(abs(m.start() - near), abs(m.end() - near)) + apart(m), m.start()))
 
 
 def length_words(t: str, near: int | None = None, prefill_headline: bool = False) -> dict:
@@ -550,6 +560,8 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             or re.search(rf"{_N}\s*(?:tokens?\s*)?/\s*{_N2}\s*(?:tokens?\s*)?(?:in\s*/\s*out|input\s*/\s*output|输入\s*/\s*输出|isl\s*/\s*osl)", t, re.I)
             or re.search(rf"{_N}\s*(?:tokens?\s+)?(?:in(?:put)?)\s*(?:/|,|and|\+)\s*{_N2}\s*(?:tokens?\s+)?out(?:put)?\b", t, re.I)
             or re.search(rf"\b{_N}\s*(?:in|input)\s*[/→>-]+\s*{_N2}\s*(?:out|output)\b", t, re.I)
+            # "a random 8192-in/1024-out workload"
+            or re.search(rf"\b{_N}-(?:in|input)\s*/\s*{_N2}-(?:out|output)\b", t, re.I)
             # "ISL 128 / OSL 128", "ISL=1024, OSL=8192": of several, the headline's
             or _nearest_match([rf"\bisl\s*[:=]?\s*{_N}\s*(?:/|,|and|、)?\s*osl\s*[:=]?\s*{_N2}"], t, near))
     pair = (pair
@@ -600,6 +612,10 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:output|generation|generated|decode|decoding)\b",
             rf"{_N}\s*completion\s+tokens?",
             rf"{_N}\s+max(?:imum)?\s+(?:new\s+)?tokens\b",  # "a 512-token prompt and 128 max tokens"
+            rf"{_N}\s+max_(?:new_)?tokens\b",  # "with 400 max_tokens"
+            rf"max_new_tokens?\s*[:=]\s*{_N}",  # "max_new_token=512"
+            # "文本生成（1024token）速度": the output length in brackets after the generation word
+            rf"(?:生成|输出|generation)\s*[(（]\s*{_N}\s*(?:个)?\s*tokens?\s*[)）]",
             rf"\bdecode\s+seq(?:uence)?(?:[\s_\-]*len(?:gth)?)?\s*[:=]?\s*{_N}",
             rf"\bfor\s+(?:~|about\s+)?{_N}\s*(?:output\s+|new\s+|generated\s+)?tokens?\b(?!\s*(?:of\s+)?(?:prompt|input|context))",
             rf"{_N}[\s\-]*tokens?\s+(?:\w+\s+)?completions?\b",
