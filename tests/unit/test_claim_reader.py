@@ -1784,3 +1784,38 @@ def test_set_twenty_one_judge():
     # a model the catalog now knows
     a = analyze_claim(parse_claim("On an A800-80G, deepseek-moe-16b generated 14.73 tokens/s"))
     assert a.verdict == "plausible" and a.model.name == "DeepSeek-MoE-16B"
+
+
+def test_set_twenty_two_reader():
+    # a change whose start is a range keeps its better end
+    c = parse_claim("After upgrading vLLM on a single RTX 4090, single-request decode of Qwen3-4B-Instruct-2507 (FP16) "
+                    "regressed from 136–137 to 98 mean decode tok/s.")
+    assert c.fields["value"] == [136, 137]
+    # counts: "共 16 个 npu" is the total; "四台四卡" is four machines of four cards
+    c = parse_claim("跨节点部署 Qwen3-Coder-480B-A35B-Instruct-w8a8,每个节点 8 个 npu、共 16 个 npu,输出 token 速率只有 7token/s 左右。")
+    assert c.fields["gpu_count"] == 16
+    c = parse_claim("有人用四台四卡 A100 通过 sglang 多机部署 r1-awq,速度也只有 4token/s")
+    assert (c.fields["gpu_count"], c.fields["model"], c.fields["precision"]) == (16, "DeepSeek R1", "INT4")
+    # "每秒接近10 token"; "一次回复大概50s" is a request's latency
+    assert parse_claim("在a100 80G上单并发每秒接近10 token").fields["value"] == 10
+    c = parse_claim("有用户在4090上用Ollama部署deepseek-r1:32b,一次回复大概50s左右")
+    assert (c.fields["value"], c.fields["unit"], c.fields["metric"]) == (50, "s", "e2e_latency")
+    # a bare "phi3" is Ollama's default Phi-3, the mini
+    assert parse_claim("phi3 in bfloat16 on an A40 served prompts at an output token throughput of 471.20 tok/s"
+                       ).fields["model"] == "Phi-3-mini"
+    # the size the weights were made to fit is a stated footprint
+    c = parse_claim("only the routed experts are quantized to 2 bits (IQ2_XXS up/gate, Q2_K down) so the model fits in 81GB "
+                    "on 128GB Macs; DeepSeek V4 Flash on an M3 Max 128GB shows 26 t/s generation")
+    assert c.footprint["weights_gb"] == 81
+
+
+def test_set_twenty_two_judge():
+    from tokcheck.core.verdict import analyze_claim
+
+    # KTransformers as SGLang's backend still keeps the routed experts in host memory
+    a = analyze_claim(parse_claim("KTransformers' kimi_k2.5 branch with kvcache-ai's SGLang generates Kimi 2.5 at about 14 "
+                                  "token/s on one RTX 6000 Pro plus a Xeon w7-3465X (768GB DDR5 5600)."))
+    assert a.verdict == "plausible" and a.offload is not None
+    a = analyze_claim(parse_claim("only the routed experts are quantized to 2 bits (IQ2_XXS up/gate, Q2_K down) so the model "
+                                  "fits in 81GB on 128GB Macs; DeepSeek V4 Flash on an M3 Max 128GB shows 26 t/s generation"))
+    assert a.verdict == "plausible"

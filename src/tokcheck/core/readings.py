@@ -114,9 +114,12 @@ def read_words(text: str, engine: str | None) -> Words:
     bpw = _BPW_WORDS.search(t)
     share = _EXPERT_SHARE.search(t)
     experts_on_cpu = bool(_ALL_EXPERTS_CPU.search(t))  # experts kept on the CPU are offloaded weights
+    # KTransformers keeps the routed experts on the CPU, also when it runs as SGLang's backend
+    # ("KTransformers' branch with kvcache-ai's SGLang", "kt-cpuinfer 28")
+    kt = engine == "KTransformers" or bool(re.search(r"ktransformers|\bkt[\-_]cpuinfer|--kt-", t, re.I))
     return Words(single=bool(_SINGLE.search(t)), cpu_only=bool(_CPU_ONLY.search(t)),
-                  all_experts_on_cpu=experts_on_cpu or engine == "KTransformers",
-                  offload=bool(_OFFLOAD.search(t)) or experts_on_cpu or engine == "KTransformers" or bool(share),
+                  all_experts_on_cpu=experts_on_cpu or kt,
+                  offload=bool(_OFFLOAD.search(t)) or experts_on_cpu or kt or bool(share),
                   row_split=bool(_ROW_SPLIT.search(t)),
                   bpw=float(bpw.group("b")) if bpw else None,
                   expert_share=int(share.group("p")) / 100 if share and int(share.group("p")) <= 100 else None,

@@ -405,7 +405,9 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
             hit.version, hit.version_words = tail.group(1), t[hit.start:hit.end + tail.end()]
         hits.append(hit)
     if not hits:
-        m = re.search(r"(?<![\w.\-/])R1(?:/V3)?(?![\w\-])", t)
+        # ("r1-awq", "r1-fp8": a bare R1 with its file's format after it)
+        m = re.search(r"(?<![\w.\-/])R1(?:/V3)?(?![\w\-])", t) or re.search(
+            r"(?<![\w.\-/])r1(?=[\-_](?:awq|gptq|fp8|fp4|nvfp4|int4|int8|w8a8|w4a16|gguf|bf16)\b)", t, re.I)
         if m:
             hits.append(_ModelHit("DeepSeek R1", m.start(), m.end(), m.group(0),
                                   note=f"{m.group(0)!r} read as DeepSeek-R1"))
@@ -654,7 +656,7 @@ def _size_b(name: str) -> float | None:
 
 
 # "DeepSeek-R1 各版本 …：14B 约需 8GB 显存 … 5-8 token/秒": a bare size opening a clause names the version
-_CLAUSE_SIZE = re.compile(r"[:：,，;；、]\s*(?P<size>\d+(?:\.\d+)?)\s*[bB](?![\w.])(?!\s*(?:参数|參數|tokens?|context|上下文))")
+_CLAUSE_SIZE = re.compile(r"[:：,，;；、(（]\s*(?P<size>\d+(?:\.\d+)?)\s*[bB](?![\w.])(?!\s*(?:参数|參數|tokens?|context|上下文))")
 
 
 def _other_size_of_family(t: str, mh: "_ModelHit", head, hits: list) -> "_ModelHit | None":

@@ -71,7 +71,7 @@ _FIGURE = re.compile(
 )
 # "每秒生成 30 个 token", "每秒约 1.5 万 tokens": the rate written before the number.
 _FIGURE_CN = re.compile(
-    r"每秒(?:钟)?\s*(?P<most>最多|最高|最快)?\s*(?:平均|持续|稳定)?\s*(?:能|可以?|可)?\s*(?:生成|输出|吐出|产生|处理|解码)?\s*(?:约|大约|近|超过|超|高达|不到|不足|少于|低于)?\s*"
+    r"每秒(?:钟)?\s*(?P<most>最多|最高|最快)?\s*(?:平均|持续|稳定)?\s*(?:能|可以?|可)?\s*(?:生成|输出|吐出|产生|处理|解码)?\s*(?:约|大约|接近|近|超过|超|高达|不到|不足|少于|低于)?\s*"
     rf"(?P<num>{NUMBER})(?:\s*(?:-|~|至|到)\s*(?P<num2>{NUMBER}))?(?:\s*(?P<mult>千|万|k))?\s*(?P<post>多)?\s*(?:个)?\s*"
     r"(?:(?:输出|生成)的?\s*)?(?:tokens?|tok|令牌|词元|字词)"
     # "token 生成速率稳定在每秒 15~20 个左右": the token named before, the count after 每秒
@@ -91,7 +91,7 @@ _LATENCY_WORDS = re.compile(
     r"ttft|time[\s\-]to[\s\-]first[\s\-](?:token|byte)|first[\s\-]token|首\s*(?:个\s*)?(?:token|字|词|包)|"
     r"latency|延迟|时延|响应时间|tpot|\bitl\b|\btbt\b|inter[\s\-]token|time\s+per\s+(?:output\s+)?token|per\s+token|"
     r"每\s*个?\s*token|takes?|took|需要|要|耗时|用时|花了|花费|用了|等了|waited|(?:推理|推论|生成|响应)时间|prefill\w*|预填充|"
-    r"返回[^，,。；;]{0,12}回答|完整(?:返回|回答|响应)|完整的?回复|"
+    r"返回[^，,。；;]{0,12}回答|完整(?:返回|回答|响应)|完整的?回复|(?:一次|每次|一条)(?:回复|回答|响应|请求)|"
     r"process(?:es|ing)?\s+(?:the\s+)?prompts?|"
     # "decode went from 9.213 ms to 8.715 ms", "a 12 ms decode step": one decode step's time
     r"\bdecode\s+(?:step|went|latency|time)|decode[\s\-]step|per[\s\-]step\s+(?:latency|time)|每步|(?:一|每)个?\s*step", re.I)
@@ -353,6 +353,16 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             lo, hi = lo * 1000, None if hi is None else hi * 1000  # s/token → ms/token
         if m.group("tpm"):
             lo, hi = round(lo / 60, 1), None if hi is None else round(hi / 60, 1)  # tokens per minute → tok/s
+        start_range = re.search(rf"(?:\bfrom|从|由)\s*(?P<a>{NUMBER})\s*[-–~]\s*$", t[max(0, m.start() - 24):m.start()], re.I)
+        if hi is not None and start_range and re.search(r"to|到|至", t[m.end("num"):m.start("num2")], re.I) \
+                and to_float(start_range.group("a"), mult) < lo:
+            # "regressed from 136–137 to 98 mean decode tok/s": a change whose start is a range
+            a0 = m.start() - (len(t[max(0, m.start() - 24):m.start()]) - start_range.start("a"))
+            found.append(Figure(value=(to_float(start_range.group("a"), mult), lo), unit=unit, span=(a0, m.end("num")),
+                                words=t[a0:m.end("num")], before_change=True))
+            found.append(Figure(value=hi, unit=unit, span=(m.start("num2"), m.end()), words=t[m.start("num2"):m.end()],
+                                qualifier=_qualifier(t, m.start("num2"), m.end("num2"), m.group("post"))))
+            continue
         if hi is not None and re.search(r"(?:\bfrom|从|由)\s*$", t[max(0, m.start() - 8):m.start()], re.I) \
                 and re.search(r"to|到|至", t[m.end("num"):m.start("num2")], re.I):
             # "from 51 to 79 t/s" is a change, not a range: two figures, the second the result
@@ -822,7 +832,7 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
                         else "tpot" if re.search(r"tpot|\bitl\b|\btbt\b|\bdecode\s+(?:step|went|latency|time)|decode[\s\-]step|per[\s\-]step\s+(?:latency|time)|每步|(?:一|每)个?\s*step|inter[\s\-]token|(?:2nd|second|next)[\s\-]token\s+latency|time\s+between\s+tokens|per\s+(?:output\s+)?token|token\s*间|每\s*个?\s*token", around, re.I)
                         else "ttft" if re.search(r"ttft|first|\b1st\b|首|吐出(?:第)?一个", around, re.I)
                         else "ttft" if re.search(r"prefill\w*|预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", around, re.I)
-                        else "e2e_latency" if re.search(r"e2e|end[\s\-]to[\s\-]end|整句|总时延|整体时延|request\s+latency|完整响应|完整的?回复|返回[^，,。；]{0,12}回答|完整(?:返回|回答)|"
+                        else "e2e_latency" if re.search(r"e2e|end[\s\-]to[\s\-]end|整句|总时延|整体时延|request\s+latency|完整响应|完整的?回复|(?:一次|每次|一条)(?:回复|回答|响应|请求)|返回[^，,。；]{0,12}回答|完整(?:返回|回答)|"
                                                         r"takes?|took|需要|要|耗时|用时|花了|花费|用了|(?:推理|生成|响应)时间|"
                                                         r"\blatency|延迟|时延", around, re.I)
                         else None)

@@ -36,6 +36,8 @@ _VENDOR = (r"(?:nvidia\s+|amd\s+|geforce\s+|instinct\s+|tesla\s+|radeon\s+|huawe
            # "two Mac Studio M3 Ultra": each Mac is one device
            r"(?:apple\s+)?(?:mac\s*(?:studio|mini|pro)|macbook\s+(?:pro|air))(?:s|es)?\s*(?:\(\s*|with\s+(?:an?\s+)?)?)?")
 _BEFORE = [re.compile(rx, re.I) for rx in (
+    # "四台四卡 A100", "2台8卡 H20": machines of N cards each
+    rf"(?P<m>\d+|{CN_COUNT})\s*台\s*(?P<n>\d+|{CN_COUNT})\s*(?:张|块)?\s*卡\s*{_VENDOR}$",
     rf"(?<![~\-])(?:(?P<m>\d+)\s*[x*]\s*)?{_COUNT}\s*(?:x|\*)\s*(?:张|块|卡)?\s*{_VENDOR}(?:the\s+)?$",
     rf"(?<![~\-A-Za-z]){_COUNT}\s+(?:used\s+|new\s+|identical\s+|older\s+|modded\s+|[a-z]+-[a-z]+\s+)?{_VENDOR}(?:rtx\s+)?$",
     rf"(?:(?P<m>\d+)\s*[x*]\s*)?(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|卡|颗|个)\s*{_VENDOR}$",
@@ -50,10 +52,12 @@ _AFTER = [re.compile(rx, re.I) for rx in (
     r"^\s*\(\s*(?P<n>\d+)\s*(?:x|gpus?)\s*\)",
 )]
 _GENERIC = [re.compile(rx, re.I) for rx in (
+    # "每个节点 8 个 npu、共 16 个 npu": the total written as such first
+    rf"(?:共|总共|一共|合计|\ba\s+total\s+of|\bin\s+total)\s*(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|个)?\s*(?:卡|显卡|gpus?|npus?|加速卡)",
     rf"(?<![\w.~\-]){_COUNT}(?!\s*(?:gb|gib|g|tb|mb)\b)\s*(?:x\s*)?(?:[a-z]+[\s\-]){{0,2}}(?:gpus|cards|accelerators|hpus|npus|xpus)\b",
     r"(?<![\w.~\-])(?P<n>\d+)\s*(?:x\s*)?(?:gpu|card)\b",
     r"(?<![\w.~\-])(?P<n>\d+)[\s\-]gpu\b",
-    rf"(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|个)\s*(?:卡|显卡|gpu|加速卡)",
+    rf"(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|个)\s*(?:卡|显卡|gpu|npu|加速卡)",
     rf"(?<![\d一二两三四五六七八九十/、])(?P<n>\d+|{CN_COUNT})\s*卡(?!顿|片|住)",
     r"(?:\btp|tensor[\s\-_]parallel(?:ism|[\s\-_]size)?)\s*(?:=|:|of|size)?\s*(?P<n>\d+)(?![\d.])",
     r"(?:^|\s)(?:-tp|--tp|--tensor-parallel-size|--tp-size)\s*[= ]\s*(?P<n>\d+)",
@@ -100,7 +104,7 @@ def gpu_count_near(t: str, hit: NameHit, *, system: bool = False) -> Hit | None:
     mem = re.search(r"(?<=[\sx*×])\d{1,3}\s*(?:gb|gib)\s*$", before, re.I)
     if mem:  # "two 24GB RTX 3090s": the count before the card's memory (blanked, so places keep)
         before = before[:mem.start()] + " " * (len(before) - mem.start())
-    times = _BEFORE[0].search(before)
+    times = _BEFORE[1].search(before)  # ("2x", "4 x": after the machines-of-N pattern)
     if not system and _one_device_machine(hit.name):
         system = True  # "two DGX Spark nodes", "four Mac Studios": each machine is one device
     if not system and re.match(r"\s*(?:node|server|box|machine|system|host|instance|pod|rack)s?\b", after, re.I) \
@@ -121,9 +125,9 @@ def gpu_count_near(t: str, hit: NameHit, *, system: bool = False) -> Hit | None:
             return None  # "it is not one H200"
         if m:
             n = count_value(m.group("n"))
-            if n and (rx is not _BEFORE[1] or not re.fullmatch(r"\d{3,}", m.group("n"))):
+            if n and (rx is not _BEFORE[2] or not re.fullmatch(r"\d{3,}", m.group("n"))):
                 if "m" in m.groupdict() and m.group("m"):  # "2*8 张 H800": two nodes of eight
-                    n *= int(m.group("m"))
+                    n *= count_value(m.group("m")) or 1
                 start = hit.start - len(before) + m.start()
                 return n, start, hit.start
     for rx in _AFTER:

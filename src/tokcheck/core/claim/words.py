@@ -715,6 +715,8 @@ def footprint_words(t: str) -> dict:
     m = m or re.search(rf"{_GB}\s+in\s+memory\b", t, re.I) \
         or re.search(rf"(?:模型|\bmodel\b)[^,.;，。；]{{0,30}}?(?:约|大约|about|~|≈|仅|只有|只|only\s+|just\s+)\s*{_GB}", t, re.I)
     m = re.search(rf"(?:压到|压缩到|shrunk\s+to|quantized\s+(?:down\s+)?to|down\s+to)\s*(?:约|about|~)?\s*{_GB}", t, re.I) or m
+    # "so the model fits in 81GB on 128GB Macs": the size the weights were made to fit
+    m = m or re.search(rf"\bmodel\s+fits\s+(?:in(?:to)?|within)\s+(?:about\s+|~)?{_GB}", t, re.I)
     if m is None:
         # "GLM-5.1-MXFP4-Q8 (378GB, 256 MoE experts)": a size in brackets right after a model's name
         for b in re.finditer(rf"(?P<name>[A-Za-z][\w.\-]*\d[\w.\-]*)\s*\(\s*(?:~|about\s+)?{_GB}\s*[,;)]", t, re.I):
