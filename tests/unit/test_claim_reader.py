@@ -1819,3 +1819,31 @@ def test_set_twenty_two_judge():
     a = analyze_claim(parse_claim("only the routed experts are quantized to 2 bits (IQ2_XXS up/gate, Q2_K down) so the model "
                                   "fits in 81GB on 128GB Macs; DeepSeek V4 Flash on an M3 Max 128GB shows 26 t/s generation"))
     assert a.verdict == "plausible"
+
+
+def test_known_misses_after_set_twenty_two():
+    # an efficiency per TFLOPS is no speed; a bound named a target or requirement is no result
+    c = parse_claim("论文要求 TPOT<50ms(严格模式<15ms),用 EP320 部署 DeepSeek-R1 时 TPOT=42ms;decode 阶段计算效率为 "
+                    "1.29 tokens/s/TFLOPS,超过 H800 上的 0.9。")
+    assert (c.fields["value"], c.fields["metric"]) == (42, "tpot")
+    assert [f.value for f in c.figures] == [50, 15, 42]
+    c = parse_claim("For their 50K in / 1K out workload with a > 50 tok/s target, the best measured 50K result is 25.88 tok/s.")
+    assert c.fields["value"] == 25.88
+    assert parse_claim("It keeps TTFT < 200 ms at 32 users on H100").fields["value"] == 200  # no target word: a result
+    # a precision's footprint is not the card's memory; "用tp=4" is four GPUs
+    c = parse_claim("FP16显存14GB，RTX 4090 上 Qwen 7B 每秒 40 token")
+    assert "gpu_memory_gb" not in c.fields and c.fields["gpu"] == "RTX 4090"
+    assert parse_claim("维护者用tp=4复现不出:codellama 34B在并发24时completion token吞吐为848.150 token/s").fields["gpu_count"] == 4
+    # vLLM's "Running: 1 reqs" is the concurrency
+    assert parse_claim("vLLM 日志显示 Running: 1 reqs 时 Avg generation throughput 为 35.1 tokens/s").fields["concurrency"] == 1
+    # a card named again without its memory is the one the text wrote with it
+    assert parse_claim("建议选择 NVIDIA A100 40GB 或 RTX 4090;以 A100 为例,FP16 精度下 7B 模型的吞吐量可达 200+ tokens/秒。"
+                       ).fields["gpu"] == "A100 40GB"
+    # a change whose ends carry their figures in brackets keeps the end's output figure
+    c = parse_claim("Mistral 7B AWQ on an A40: throughput rising from 3.89 requests/s (input 981.59 tokens/s, output 870.20 "
+                    "tokens/s) to 4.92 requests/s (input 1242.21 tokens/s, output 1101.24 tokens/s).")
+    assert (c.fields["value"], c.fields["metric"]) == (1101.24, "aggregate_throughput")
+    # a drafter's quantization is the draft model's, not the served model's
+    c = parse_claim("baseline llama.cpp runs Qwen 3.6 27B at Q5_K_S at 37.2 tokens per second, while BeeLlama's DFlash path "
+                    "with a Q4_K_M drafter runs the same prompt at a 163.9 tok/s median")
+    assert (c.fields["precision"], c.fields["value"]) == ("Q5_K_S", 163.9)

@@ -353,7 +353,8 @@ def _ram_short(setup: Setup) -> bool:
 
 def _does_not_fit(bd: _Bounds, setup: Setup, bounds: dict | None = None) -> "_Judgement | None":
     """Implausible when the weights fit neither the GPUs nor any memory they could be offloaded
-    to (unified memory, nothing that offloads, or host RAM stated too small); else None."""
+    to (unified memory, nothing that offloads, or host RAM stated too small); else None. No figure
+    of any kind (decode, prefill, TTFT, latency) is served that way."""
     setup = bd.setup or setup
     gpu, r, where = setup.gpu, bd.reading, _where(setup)
     if bd.fits is False and bd.offload is None and gpu is not None and (gpu.kind != "host_memory" or _ram_short(setup)):
@@ -679,20 +680,8 @@ def _where(setup: Setup) -> str:
 
 # ----------------------------------------------------------------- prefill, TTFT, e2e latency
 
-def _unfit(bd: _Bounds, setup: Setup) -> _Judgement | None:
-    """Weights that do not fit the stated memory, with nothing offloading them: no figure of any
-    kind (decode, prefill, TTFT) is served that way."""
-    gpu = setup.gpu
-    if bd.fits is False and bd.offload is None and gpu is not None and (gpu.kind != "host_memory" or _ram_short(setup)):
-        return _Judgement("implausible", [f"the weights at {bd.reading.label} ({_gb(bd.weights)}) do not fit "
-                                          f"{_where(setup)} ({_gb(setup.capacity)}) and nothing in the claim "
-                                          + ("streams them from disk" if gpu.kind == "host_memory" else
-                                             "offloads them to host memory")], None, "memory", {})
-    return None
-
-
 def _judge_prefill(value: float, bd: _Bounds, setup: Setup) -> _Judgement:
-    unfit = _unfit(bd, setup)
+    unfit = _does_not_fit(bd, setup)
     if unfit:
         return unfit
     roof = prefill_bound(bd.reading.model, setup.gpu, bd.reading.precision, setup.tp, setup.pp)
@@ -711,7 +700,7 @@ def _judge_prefill(value: float, bd: _Bounds, setup: Setup) -> _Judgement:
 
 
 def _judge_ttft(value_s: float, bd: _Bounds, setup: Setup, input_tokens: int | None) -> _Judgement:
-    unfit = _unfit(bd, setup)
+    unfit = _does_not_fit(bd, setup)
     if unfit:
         return unfit
     floor = ttft_floor(bd.reading.model, setup.gpu, bd.reading.precision, input_tokens or 1, setup.tp)

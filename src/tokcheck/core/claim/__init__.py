@@ -889,6 +889,14 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
         sibling = _memory_variant(f["gpu"], mem[0])
         if sibling:  # "Jetson AGX Orin (32GB)", "Orin AGX(32G)": the row of that memory
             f["gpu"], src["gpu"] = sibling, t[h.start:mem[2]]
+    elif not re.search(r"\d\s*(?:gb|g)\b", t[h.start:h.end], re.I):
+        # "A100 40GB 或 RTX 4090；以 A100 为例": a card named again without its memory is the one
+        # the text wrote with it
+        fam = _family(f["gpu"])
+        named = {o.name for o in own if o.name != f["gpu"] and _family(o.name) == fam
+                 and re.search(r"\d\s*(?:gb|g)\b", t[o.start:o.end + 8], re.I)}
+        if len(named) == 1:
+            f["gpu"] = named.pop()
     if "gpu_count" not in f:  # the same GPU named again with its count ("Two RTX 3090s (3090 24GB * 2)")
         counts = [c for o in own if o.name == h.name and (c := gpu_count_near(t, o))]
         if counts:
@@ -1024,6 +1032,11 @@ def _datacenter(name: str) -> bool:
     """Whether catalog GPU ``name`` is a datacenter part (sold in servers of several)."""
     row = gpu_row(name)
     return row is not None and row.kind in ("datacenter", "amd_datacenter")
+
+
+def _family(name: str) -> str:
+    """A catalog GPU name without its memory and form factor: "A100 80GB SXM" → "a100"."""
+    return re.sub(r"\s*\d+\s*gb\b.*$|\s+(?:sxm\d?|pcie|nvl)$", "", name, flags=re.I).strip().lower()
 
 
 def _memory_variant(name: str, gb: float) -> str | None:
@@ -1230,8 +1243,8 @@ def parse_claim(text: str) -> Claim:
     if nodes:
         f["gpu_count"] = int(nodes.group(1)) * int(nodes.group(2))
         src["gpu_count"] = nodes.group(0)
-    tp = re.search(r"(?:\btp|tensor[\s\-_]parallel(?:ism|[\s\-_]size)?|-tp|--tensor-parallel-size)\s*(?:=|:|of)?\s*(\d+)", masked, re.I)
-    pp = re.search(r"(?:\bpp|pipeline[\s\-_]parallel(?:ism|[\s\-_]size)?|-pp|--pipeline-parallel-size)\s*(?:=|:|of)?\s*(\d+)(?!\d)", masked, re.I)
+    tp = re.search(r"(?:(?<![a-z0-9])tp|tensor[\s\-_]parallel(?:ism|[\s\-_]size)?|-tp|--tensor-parallel-size)\s*(?:=|:|of)?\s*(\d+)", masked, re.I)
+    pp = re.search(r"(?:(?<![a-z0-9])pp|pipeline[\s\-_]parallel(?:ism|[\s\-_]size)?|-pp|--pipeline-parallel-size)\s*(?:=|:|of)?\s*(\d+)(?!\d)", masked, re.I)
     if tp:
         foot["tensor_parallel"] = (int(tp.group(1)), tp.start(), tp.end())
     if pp and not re.match(r"\s*\d", t[pp.end():]):

@@ -61,12 +61,16 @@ _PER_REQ = r"(?:\s*/\s*(?:req(?:uest)?(?![a-z])|批次?|batch(?![a-z])))?"  # "3
 _MS = r"(?:ms|msec|milliseconds?|毫秒)" + _PER_REQ + r"(?![a-z/])"
 _SEC = r"(?:s|sec|secs|seconds?|秒)" + _PER_REQ + r"(?![a-z/])"
 
+# "1.29 tokens/s/TFLOPS", "3 tok/s per watt": an efficiency, tokens per second per unit of compute,
+# power or money, not a speed
+_NOT_EFFICIENCY = r"(?!\s*(?:/|per\s+|每)\s*(?:[tpg]?flops?|tops|watts?|w|kw|\$|usd|dollars?|瓦|美元)(?![a-z]))"
+
 _NUM_BODY = (rf"(?P<num>{NUMBER})(?:\s*(?:~|-|to|至|到)\s*(?P<num2>{NUMBER}))?"
              rf"(?:\s*(?P<mult>{MULTIPLIER})(?![a-z]))?\s*(?P<post>\+|多|余)?")
 _FIGURE = re.compile(
     rf"(?<![a-z0-9_.])(?:(?<!/)|(?<=\d/))(?:(?<!\d,)|(?!\d{{3}}(?![\d.])))" + _NUM_BODY
     + rf"\s*(?P<gap>(?:(?:{_GAP_WORDS})(?![a-z])\s*){{0,3}})"
-    + rf"(?:(?P<tpot>{_MS_PER_TOK})|(?P<stpot>{_S_PER_TOK})|(?P<s1k>{_S_PER_1K})|(?P<tok>{_TOK_UNIT})|(?P<tpm>{_TPM})|(?P<ms>{_MS})|(?P<sec>{_SEC}))",
+    + rf"(?:(?P<tpot>{_MS_PER_TOK})|(?P<stpot>{_S_PER_TOK})|(?P<s1k>{_S_PER_1K})|(?P<tok>{_TOK_UNIT}){_NOT_EFFICIENCY}|(?P<tpm>{_TPM})|(?P<ms>{_MS})|(?P<sec>{_SEC}))",
     re.I,
 )
 # "每秒生成 30 个 token", "每秒约 1.5 万 tokens": the rate written before the number.
@@ -156,6 +160,7 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"(?<![\d.])(?P<n>\d+)\s*个\s*并发(?:请求|用户)",
     r"(?<![\d.])(?P<n>\d+)\s+(?:running|active|in-flight)\s+(?:requests?|sequences?|reqs)\b",
     r"(?<![\d.])(?P<n>\d+)\s+(?:requests?|sequences?|reqs)\s+(?:running|active|in\s+flight)\b",  # vLLM's log line
+    r"\brunning\s*:\s*(?P<n>\d+)\s*reqs\b",  # vLLM's log line: "Running: 1 reqs, Swapped: 0 reqs"
     r"(?<![\d.])(?P<n>\d+)[\s\-]batch\b",  # "1-batch decode", "10-batch decode"
     r"\bbatch\s*(?:size\s*)?(?:of\s*)?(?:=\s*)?(?P<n>" + INTEGER + r")(?!\d|[.,]\d)(?!\s*-?\s*bits?\b)",
     r"max(?:imum)?\s+(?P<n>\d+)\s+(?:sequences|seqs|concurrent)",
@@ -778,6 +783,10 @@ _ASKED_EN = re.compile(r"^\s*(?:can|could|will|would|does|do|is\s+it\s+possible\
 _WANTED = re.compile(r"(?:想|希望|期望|目标是?|打算)\s*(?:能)?\s*(?:优化|提升|提高|加速|达到|做到|跑到|到)[^，,;；。]{0,12}$|"
                      r"\b(?:hop(?:e|ed|ing)|want(?:ed|ing)?|aim(?:ed|ing)?|expect(?:ed|ing)?|goal\s+is|target(?:ed|ing)?)\s+(?:to\s+)?"
                      r"(?:reach|hit|get|achieve|see|be)?\s*(?:at\s+least\s+|around\s+|about\s+)?$", re.I)
+# A bound written as one ("< 50 ms", "> 50 tok/s") and named a target or requirement
+_BOUND_WORD_AFTER = re.compile(r"\s*(?:的)?\s*(?:targets?|goals?|requirements?|slos?|slas?|budgets?|目标|要求|约束|限制)", re.I)
+_BOUND_WORD_BEFORE = re.compile(r"(?:targets?|goals?|requirements?|require[sd]?|slos?|slas?|budgets?|目标|要求|约束|限制)"
+                                r"[^，,;；。！？]{0,24}$", re.I)
 # The per-user speed a throughput was read at: "每用户 75 tok/s 的交互性下", "at an interactivity of 50 tok/s"
 _INTERACTIVITY_AFTER = re.compile(r"\s*(?:/\s*user\s*)?(?:的)?\s*(?:交互性|交互速度|interactivity)", re.I)
 _INTERACTIVITY_BEFORE = re.compile(r"interactivity\s+(?:level\s+)?(?:of|at)\s*(?:about\s+|~)?$", re.I)
@@ -799,6 +808,9 @@ def _condition(t: str, f: Figure) -> str | None:
         return "a question"
     if _WANTED.search(t[max(0, s - 40):s]):
         return "a target"
+    if re.search(r"(?:[<>≤≥＜＞]=?)\s*(?:~|about\s+)?$", t[max(0, s - 4):s]) and (
+            _BOUND_WORD_AFTER.match(t, e) or _BOUND_WORD_BEFORE.search(t[max(0, s - 32):s])):
+        return "a target"  # "with a > 50 tok/s target", "要求 TPOT<50ms(严格模式<15ms)": a bound asked for
     if re.search(r"\b(?:reproduc\w*|replicat\w*|复现|重现)\s+(?:\w+(?:'s)?\s+){0,3}$", t[max(0, s - 40):s], re.I):
         return "a target"  # "trying to reproduce NVIDIA's 253 tok/sec per user"
     if _INTERACTIVITY_AFTER.match(t, e) or _INTERACTIVITY_BEFORE.search(t[max(0, s - 40):s]):
@@ -922,6 +934,7 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             if b.unit == a.unit and _AFTER_WORDS.search(t[a.span[1]:wins[j][3]]):
                 a.before_change = True
                 break
+    _bracketed_change(t, figs)
     for f in figs:
         _settle(f)
     for a, b in zip(figs, figs[1:]):
@@ -1052,6 +1065,34 @@ def _respectively(t: str, figs: list[Figure]) -> None:
 SINGLE_REQUEST_CEILING_TOK_S = 5000
 
 
+# "throughput rising from 3.89 requests/s (input 981.59 tokens/s, output 870.20 tokens/s) to 4.92
+# requests/s (input 1242.21 …, output 1101.24 …)": a change whose ends carry their figures in brackets
+_FROM_BRACKETS = re.compile(
+    r"(?P<lead>(?:throughput|吞吐量?)[^()（）,;，；。]{0,30})?(?:\bfrom|从|由)\s*[\d.,]+\s*(?P<ua>[^\s()（）]{0,16})\s*[(（](?P<a>[^()（）]{1,160})[)）]"
+    r"\s*(?:to|到|至|提升到|提升至|升至|升到|提高到)\s*[\d.,]+\s*[^\s()（）]{0,16}\s*[(（](?P<b>[^()（）]{1,160})[)）]", re.I)
+
+
+def _bracketed_change(t: str, figs: list[Figure]) -> None:
+    """Figures in the brackets of a change's start are before it; where the change is of a
+    throughput or a request rate, a generation figure in either bracket with no scope of its own
+    is the server's total."""
+    for m in _FROM_BRACKETS.finditer(t):
+        first = [f for f in figs if m.start("a") <= f.span[0] < m.end("a")]
+        second = [f for f in figs if m.start("b") <= f.span[0] < m.end("b")]
+        if not first or not second:
+            continue
+        for f in first:
+            f.before_change = True
+            end = next((g for g in second if (g.metric, g.unit) == (f.metric, f.unit)), None)
+            if end is not None:
+                f.why["change_to"] = end.words
+        if m.group("lead") or re.search(r"req(?:uest)?s?/s|requests?\s+per\s+second", m.group("ua") or "", re.I):
+            for f in first + second:
+                if f.metric == "generation_tok_s" and "scope" not in f.why:
+                    f.metric, f.scope = "aggregate_throughput", "aggregate"
+                    f.why["scope"] = f.why["metric"] = (m.group("lead") or m.group("ua")).strip()
+
+
 def _settle(f: Figure) -> None:
     """Make a figure's metric and scope agree: a generation rate of all requests, a GPU or a
     node is a total; a total of one request or user is its generation speed; a latency is one
@@ -1121,7 +1162,15 @@ def choose_headline(figs: list[Figure]) -> Figure | None:
     pool = [f for f in pool if f.is_rate] or pool
     # a change "from X to Y" keeps its better end: a higher rate, a lower latency
     drop = set()
-    for a, b in zip(figs, figs[1:]):
+    pairs = list(zip(figs, figs[1:]))
+    for i, a in enumerate(figs):
+        # (a change whose ends each carry several figures, "from … (input A, output B) to …
+        # (input C, output D)": B's end is the next figure of its metric, not the next figure)
+        if a.before_change and a.why.get("change_to") and i + 1 < len(figs) and figs[i + 1].words != a.why["change_to"]:
+            b = next((b for b in figs[i + 2:] if b.words == a.why["change_to"]), None)
+            if b is not None:
+                pairs.append((a, b))
+    for a, b in pairs:
         if a.before_change and a in pool and b in pool and a.value != b.value and (a.metric, a.scope) == (b.metric, b.scope):
             worse = (a if a.high <= b.high else b) if a.is_rate else (a if a.high >= b.high else b)
             drop.add(id(worse))

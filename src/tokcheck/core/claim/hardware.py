@@ -59,7 +59,7 @@ _GENERIC = [re.compile(rx, re.I) for rx in (
     r"(?<![\w.~\-])(?P<n>\d+)[\s\-]gpu\b",
     rf"(?P<n>\d+|{CN_COUNT})\s*(?:张|块|片|个)\s*(?:卡|显卡|gpu|npu|加速卡)",
     rf"(?<![\d一二两三四五六七八九十/、])(?P<n>\d+|{CN_COUNT})\s*卡(?!顿|片|住)",
-    r"(?:\btp|tensor[\s\-_]parallel(?:ism|[\s\-_]size)?)\s*(?:=|:|of|size)?\s*(?P<n>\d+)(?![\d.])",
+    r"(?:(?<![a-z0-9])tp|tensor[\s\-_]parallel(?:ism|[\s\-_]size)?)\s*(?:=|:|of|size)?\s*(?P<n>\d+)(?![\d.])",
     r"(?:^|\s)(?:-tp|--tp|--tensor-parallel-size|--tp-size)\s*[= ]\s*(?P<n>\d+)",
     r"(?<![\w.])(?P<n>\d+)[\s\-]way\s+(?:tensor[\s\-]parallel\w*|tp|parallel)?",
     r"\((?P<n>\d+)\s+(?:gpus\s+)?total\)",
@@ -247,6 +247,9 @@ def gpu_memory_anywhere(t: str) -> Hit | None:
     if m and re.search(r"(?:using|uses|used|use|consum\w*|tak(?:es|ing)|took|occup\w+|占用?|用了|吃了?|about|~|"
                        r"需要?|约需|requires?|needs?)\s*(?:about|约|至少|at\s+least)?\s*$", t[max(0, m.start() - 12):m.start()], re.I):
         return None  # "using 4.3 GB of VRAM", "占 14 GB 显存": what the run took, not the card's memory
+    if m and re.search(r"(?:(?:fp|bf|int|f)\d{1,2}|\d[\s\-]?bit|q\d(?:_k)?(?:_[msl0])?|量化后?|全精度|半精度)\s*(?:下|时|的)?\s*$",
+                       t[max(0, m.start() - 12):m.start()], re.I):
+        return None  # "FP16显存14GB", "INT4 量化后显存 6G": what the weights take at that precision
     if m:
         return float(m.group("gb")), m.start(), m.end()
     return None

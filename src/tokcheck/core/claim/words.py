@@ -309,6 +309,9 @@ def _own_mentions(t: str, mentions: list[Hit], near: int | None = None) -> list[
             continue  # "FP8 attention", "fp32 compute": how it computes, not the weights' format
         if re.search(r"(?:flashmla|flashinfer|flash[\-_]?attn(?:ention)?\d?|sage[\-_]?attn(?:ention)?\d?)[\-_ ]?$", t[max(0, h[1] - 16):h[1]], re.I):
             continue  # "FlashMLA-FP8": an attention kernel's build, not the weights' format
+        if re.match(r"[\s\-]*(?:(?:gguf|quant(?:ized)?)\s+)?(?:drafter|draft(?:[\s\-]model)?|eagle\d?\s+head|草稿模型|小模型|draft\s*模型)(?![a-z])",
+                    t[h[2]:h[2] + 24], re.I):
+            continue  # "with a Q4_K_M drafter": the draft model's format, not the served model's
         if re.search(r"(?:\bwhether\b|是否|是不是|会不会)[^;,?。，；？]{0,120}$", t[max(0, h[1] - 130):h[1]], re.I):
             continue  # "asks whether … means it runs in FP16": a format asked about, not stated
         out.append(h)
