@@ -1847,3 +1847,77 @@ def test_known_misses_after_set_twenty_two():
     c = parse_claim("baseline llama.cpp runs Qwen 3.6 27B at Q5_K_S at 37.2 tokens per second, while BeeLlama's DFlash path "
                     "with a Q4_K_M drafter runs the same prompt at a 163.9 tok/s median")
     assert (c.fields["precision"], c.fields["value"]) == ("Q5_K_S", 163.9)
+
+
+def test_set_twenty_three_reader():
+    # "DeepSeek V4" with no tier is V4 Flash (the smaller), and never DeepSeek V3
+    c = parse_claim("Testing a vLLM branch for DeepSeek V4 on SM120, two RTX PRO 6000 Blackwell GPUs saw 37.8 tokens/s at BS1.")
+    assert c.fields["model"] == "DeepSeek V4 Flash" and any("names no tier" in n for n in c.notes)
+    assert parse_claim("the DeepSeek-V4.1-Flash Q2 GGUF decodes at ~9–10 t/s").fields["model"] == "DeepSeek V4 Flash"
+    # the memory written after a form factor: "V100-SXM2-32G"
+    c = parse_claim("V100-SXM2-32G 单卡推理 Qwen3.5-27B-AWQ 时输出速度仅 6.2 tokens/s")
+    assert (c.fields["gpu"], c.fields["gpu_memory_gb"]) == ("V100 32GB", 32)
+    # a figure in brackets right after another of its unit measures the same thing
+    c = parse_claim("prefill ran at ~70–111 t/s (typically ~95–105 t/s) and decode at ~9–10 t/s.")
+    assert (c.fields["value"], c.fields["metric"]) == ([9, 10], "generation_tok_s")
+    # "C1" after a figure; slash lists of settings and figures
+    c = parse_claim("On one RTX 4090 the Qwen3.6-27B stack measured 135.5 tok/s C1 greedy decode. At C2/C4/C8 it decoded "
+                    "264.6 / 484.3 / 1003.8 tok/s.")
+    assert c.fields["concurrency"] == 1
+    assert [(f.value, f.concurrency, f.metric) for f in c.figures[1:]] == [
+        (264.6, 2, "aggregate_throughput"), (484.3, 4, "aggregate_throughput"), (1003.8, 8, "aggregate_throughput")]
+    # a change whose ends have other figures between them; a setting's number is no range's start
+    c = parse_claim("single-request (BS1) decode speed rising from 68.3 tok/s (ITL 14.62 ms) on the upstream base to "
+                    "118.3 tok/s (ITL 8.45 ms) with the PR's optimizations")
+    assert c.fields["value"] == 118.3
+    c = parse_claim("on 8x H200 with TP=8 output throughput scaled from 96 tok/s at concurrency 1 to 772 tok/s at "
+                    "concurrency 16")
+    assert (c.fields["value"], c.fields["concurrency"], c.fields["metric"]) == (772, 16, "aggregate_throughput")
+    # a figure written after an optimisation is the change's end
+    assert parse_claim("在 RTX 3060 上,标准 fp16 部署仅跑出约 40 tokens/s;经过几项轻量级优化后,实测稳定达到 120 tokens/s"
+                       ).fields["value"] == 120
+    # "每秒回复token数量40.23" under "20个并发请求"; a time to send requests is no latency; "FP8并发" is no concurrency
+    c = parse_claim("Qwen3-32B-FP8并发测试：20个并发请求（0.002秒内全部发出）全部成功，平均首字回复时间3.51秒，"
+                    "单个请求平均每秒回复token数量40.23。")
+    assert (c.fields["value"], c.fields["concurrency"]) == (40.23, 20)
+    assert all(f.value != 0.002 for f in c.figures)
+    # a row's own card count; MLC's q4f16 is 4-bit
+    c = parse_claim("一位用户在10卡MI50服务器上改用mlc-llm做张量并行，测试qwq 32b q4f16：1卡16-18token/s；2卡29-36token/s")
+    assert (c.fields["gpu_count"], c.fields["precision"], c.fields["value"]) == (1, "INT4", [16, 18])
+    # a speed asked for is no result; llama2.c and ds4 are engines
+    c = parse_claim("A llama2.c issue asks for ideas to reach more than 1 token/s on an 8vCPU machine, since running the 7B "
+                    "Llama 2 model it is at roughly 30s per token.")
+    assert (c.fields["value"], c.fields["unit"], c.fields["engine"]) == (30000, "ms/tok", "llama2.c")
+    assert parse_claim("the DeepSeek-V4.1-Flash Q2 GGUF with ds4's ROCm backend decodes at ~9–10 t/s").fields["engine"] == "ds4.c"
+    # OpenAI-style usage fields are the lengths
+    c = parse_claim("chatglm3-6b 通过 openai_api 接口问“你好”,prompt_tokens 43、completion_tokens 22,整个请求耗时 16.2 s")
+    assert (c.fields["input_tokens"], c.fields["output_tokens"]) == (43, 22)
+
+
+def test_set_twenty_three_judge():
+    from tokcheck.core.verdict import analyze_claim
+
+    # another major version is not the model a bare family alias names
+    with pytest.raises(TokcheckError, match="version V4 is not DeepSeek V3's"):
+        find_model("DeepSeek V4")
+    cases = [
+        # no GPU named: a latency with its output length needs a decode speed a common setup reaches
+        ("有用户用 transformers 加载 Qwen2-57B-A14B-Instruct-GPTQ-Int4 生成,max_new_tokens=512,推理却用了两分钟多",
+         "plausible", "output tokens in 120 s need at least"),
+        # Windows' shared GPU memory is host memory the weights spill to
+        ("有用户在显存为 8G 的显卡上运行未量化的 chatglm3-6b,prompt_tokens 43、completion_tokens 22,整个请求耗时 16.2 s;"
+         "Windows 下超出显存的部分会借用共享 GPU 内存。", "plausible", "need at least"),
+        # a total above the bound at the usual context that only short requests would reach needs explanation
+        ("LLaMA 13B in full precision on one A100 80GB served 128 requests at 1724 tok/s total with 256 concurrent requests",
+         "needs_explanation", "if the requests were short"),
+        # weights streamed from an SSD into unified memory: slower, never faster, than the memory's bound
+        ("On a Strix Halo box (AI MAX+ 395, 128 GB unified RAM) running the DeepSeek-V4.1-Flash Q2 GGUF with SSD streaming "
+         "(96 GB of experts on a 3x NVMe RAID-0), decode ran at ~9–10 t/s.", "plausible", "streams the rest from storage"),
+        # a change's start's time per token is not the headline's
+        ("SGLang on 8×H200 (TP8) for DeepSeek-V4.1-Flash: BS1 decode rising from 68.3 tok/s (ITL 14.62 ms) on the upstream "
+         "base to 118.3 tok/s (ITL 8.45 ms).", "plausible", "of the single-stream hard bound"),
+    ]
+    for text, verdict, said in cases:
+        a = analyze_claim(parse_claim(text))
+        assert a.verdict == verdict and any(said in e for e in a.explanations), text
+        assert not any("contradicts" in e for e in a.explanations), text

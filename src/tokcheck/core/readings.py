@@ -71,7 +71,9 @@ _ALL_EXPERTS_CPU = re.compile(r"--cpu-moe\b|(?<![\w-])-cmoe\b|exps\s*=\s*cpu|exp
                               r"moe\s+层\s*卸载|专家层卸载到\s*cpu|experts?\s+on\s+(?:the\s+)?cpu|"
                               r"all\s+moe\s+layers\s+offloaded", re.I)
 _OFFLOAD = re.compile(r"offload|卸载|system\s+ram|\bdram\b|host\s+memory|cpu\s+memory|-ngl\b|n-cpu-moe|cpu-moe|"
-                      r"layers?\s+on\s+the\s+gpu|-ot\b|override-tensor", re.I)
+                      r"layers?\s+on\s+the\s+gpu|-ot\b|override-tensor|"
+                      # Windows lends system RAM to a GPU that runs out of its own
+                      r"共享\s*(?:gpu\s*)?(?:内存|显存)|shared\s+gpu\s+memory", re.I)
 _ROW_SPLIT = re.compile(r"row\s+split|split[\s\-]mode\s+row|-sm\s+row|tensor[\s\-]parallel|\btp\s*=?\s*\d|-tp\b", re.I)
 _SPEC_WORDS = re.compile(r"speculative|draft|\bmtp\b|eagle|medusa|投机|推测", re.I)
 _BPW_WORDS = re.compile(r"(?<![\d.])(?P<b>[1-8](?:\.\d+)?)\s*(?:bpw\b|bits?\s+per\s+weight|-bit\b|bit\)|位\b)", re.I)
@@ -143,7 +145,7 @@ class Setup:
     cpu_only: bool = False
     auto_count: bool = False   # the count is not stated: sized to hold the weights
     can_offload: bool = True   # a setup that would spill weights to host RAM (local engines, desktops)
-    from_disk: bool = False    # a CPU-only run that says its weights stream from an SSD (mmap)
+    from_disk: bool = False    # weights said to stream from an SSD (mmap): a CPU-only run, or a unified-memory machine
 
     @property
     def capacity(self) -> float | None:
@@ -173,6 +175,9 @@ _BOARDS = re.compile(rf"(?<![\w.])(?P<n>\d{{1,2}}|{COUNT_WORDS})\s+(?:[\w\-]+\s+
                      rf"(?:boards|nodes|machines|devices|units|servers|pis)\b|(?P<n2>\d{{1,2}}|{CN_COUNT})\s*台", re.I)
 # weights read from storage rather than held in RAM: llama.cpp maps a file larger than memory
 _FROM_DISK = re.compile(r"\bssd\b|nvme|\bmmap\b|\bdisk\b|swap|硬盘|固态|磁盘|硬碟", re.I)
+# weights said to stream from storage on a unified-memory machine ("ds4's ROCm backend and SSD streaming")
+_STREAMED = re.compile(r"(?:ssd|nvme|disk|storage)[\s\-]+(?:streaming|offload\w*)|stream\w*\s+(?:\w+\s+){0,4}from\s+(?:the\s+|an?\s+)?"
+                       r"(?:ssd|nvme|disk|storage)|\bmmap\b|从\s*(?:ssd|硬盘|固态|磁盘)", re.I)
 _NODES_OF_ONE = re.compile(r"(?<![\w.])(?P<n>\d{1,3})\s+(?:nodes|units|machines|boxes|systems)\b|"
                            r"cluster\s+of\s+(?P<n2>\d{1,3})\b", re.I)
 
@@ -257,7 +262,8 @@ def read_setup(claim: Claim, gpu: GpuSpec | None, words: Words, notes: list[str]
     can_offload = host is not None and (words.offload or engine in LOCAL_ENGINES or (
         engine is None and gpu.kind not in ("datacenter", "amd_datacenter") and not tensor_parallel))
     return Setup(gpu=gpu, count=count, tp=tp, pp=pp, replicas=replicas, why=why, memory_bytes=mem, host=host,
-                 auto_count=auto, can_offload=can_offload)
+                 auto_count=auto, can_offload=can_offload,
+                 from_disk=gpu.kind in ("apple", "soc") and bool(_STREAMED.search(claim.text or "")))
 
 
 def sized(setup: Setup, w: float) -> Setup:

@@ -357,7 +357,9 @@ def _does_not_fit(bd: _Bounds, setup: Setup, bounds: dict | None = None) -> "_Ju
     of any kind (decode, prefill, TTFT, latency) is served that way."""
     setup = bd.setup or setup
     gpu, r, where = setup.gpu, bd.reading, _where(setup)
-    if bd.fits is False and bd.offload is None and gpu is not None and (gpu.kind != "host_memory" or _ram_short(setup)):
+    if bd.fits is False and bd.offload is None and gpu is not None and (gpu.kind != "host_memory" or _ram_short(setup)) \
+            and not (gpu.kind in ("apple", "soc") and setup.from_disk):
+        # (weights streamed from an SSD into unified memory are slower, never faster: the memory's bound holds)
         cap = setup.capacity
         why = ("its memory is unified: there is no separate host memory to offload to" if gpu.kind in ("apple", "soc")
                else "nothing in the claim streams them from disk" if gpu.kind == "host_memory"
@@ -452,8 +454,8 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
                 short = aggregate_bound(m, gpu, p, 0, concurrency, setup.tp, setup.pp)
                 if total <= short["hard_tok_s"] * EVIDENCE_MBU:
                     text.append(f"lengths are not stated: with short contexts (little KV cache to read) the bound rises "
-                                f"to {sig3(short['hard_tok_s'])} tok/s, which it fits")
-                    return _Judgement("plausible", text, total / short["hard_tok_s"], "aggregate", bounds)
+                                f"to {sig3(short['hard_tok_s'])} tok/s, which it fits — if the requests were short")
+                    return _Judgement("needs_explanation", text, total / short["hard_tok_s"], "aggregate", bounds)
                 if total <= short["hard_tok_s"]:
                     return _Judgement("needs_explanation", text, u, "aggregate", bounds)
             needed = total / (agg["hard_tok_s"] * EVIDENCE_MBU)
@@ -749,6 +751,12 @@ def _consistency(claim: Claim, rate: float | None, head) -> tuple[list[dict], di
         # "decode >300 tokens/sec (batch=8) … 延迟 <100ms/token (batch=1)": a time per token read at
         # another concurrency is another run's
         tpots = [t for t in tpots if not t.concurrency or t.concurrency == head.concurrency]
+        # "… 37.8 tokens/s at BS1. A serving benchmark at maximum concurrency 10 … a mean TPOT of 81.22 ms":
+        # nor one in another sentence that states another concurrency
+        tpots = [t for t in tpots if t.concurrency or not _other_concurrency(claim.text or "", head, t)]
+    if head is not None and not head.before_change:
+        # "from 68.3 tok/s (ITL 14.62 ms) … to 118.3 tok/s (ITL 8.45 ms)": the change's start's time per token
+        tpots = [t for t in tpots if not (t.before_change and t.why.get("with"))]
     if head is not None and head.unit == "tok/s" and rate and tpots:
         t = tpots[0]
         per = _rate_of(t.value, t.unit, {})
@@ -1366,7 +1374,8 @@ def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, 
     f = claim.fields
     ex = result.explanations
     metric = f.get("metric")
-    if rate is None or metric in ("ttft", "prefill_tok_s", "e2e_latency"):
+    latency_rate = _latency_as_rate(claim) if metric == "e2e_latency" else None
+    if (rate is None or metric in ("ttft", "prefill_tok_s", "e2e_latency")) and latency_rate is None:
         ex.append("the bound needs a GPU: pass --gpu NAME or --bandwidth 3.35TB/s")
         return result
     r0 = readings[0]
@@ -1386,6 +1395,23 @@ def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, 
                       "nothing in the claim offloads them to host memory")
             result.verdict = "implausible"
             return _finish_bad(result, bad)
+    if latency_rate is not None:
+        # "512 new tokens … took over two minutes": the request's time gives the decode speed it
+        # needed at least (more where its prompt took some of that time), so a common setup
+        # reaching twice that speed makes the latency plausible
+        need, out, secs = latency_rate
+        req = requirements_for(r0.model, list(readings), need, context, per_stream=True)
+        # (twice the speed, so that the prompt may have taken up to half of the time)
+        small = [x for p in req["by_precision"] for x in p["setups"] if x["count"] <= 8 and x["hard_tok_s"] >= 2 * need]
+        if not small:
+            ex.append("the bound needs a GPU: pass --gpu NAME or --bandwidth 3.35TB/s")
+            return result
+        result.requirements = req
+        ex.append(f"no GPU stated: {fmt(out)} output tokens in {fmt(secs)} s need at least {sig3(need)} tok/s of decode "
+                  f"(more where the prompt took part of the time); {small[0]['count']}× {small[0]['gpu']} reaches "
+                  f"{sig3(small[0]['hard_tok_s'])} tok/s at {r0.label}, twice that or more, so a common setup serves it")
+        result.verdict = "plausible"
+        return _finish_bad(result, bad)
     if (words.offload and (words.all_experts_on_cpu or claim.footprint.get("n_cpu_moe"))):
         host = find_host_memory(claim.text, None)
         off = offload_bound(r0.model, None, host, r0.precision, context, n_cpu_moe=claim.footprint.get("n_cpu_moe"),
@@ -1466,6 +1492,30 @@ def _apply_bad(result: ClaimAnalysis, bad: list[dict]) -> None:
             result.verdict = sev
 
 
+def _other_concurrency(text: str, head, t) -> bool:
+    """Whether figure ``t`` stands in another sentence than ``head`` and that sentence states a
+    concurrency other than the headline's."""
+    if re.search(SENTENCE_END + "|[。；！？]", text[min(head.span[1], t.span[0]):max(head.span[0], t.span[1])]) is None:
+        return False
+    start = max([m.end() for m in re.finditer(SENTENCE_END + "|[。；！？]", text[:t.span[0]])], default=0)
+    said = re.findall(r"(?:concurrency|并发(?:数)?|batch[\s_]?size|\bbs)\s*(?:of|=|:|为)?\s*(\d+)", text[start:t.span[0]], re.I)
+    return any(int(n) != head.concurrency for n in said)
+
+
+def _latency_as_rate(claim: Claim) -> tuple[float, float, float] | None:
+    """A request's stated output length over its stated latency, the decode speed it needed at
+    least: ``(tok/s, output tokens, seconds)``, or None where either is missing."""
+    f = claim.fields
+    out, value, unit = f.get("output_tokens"), f.get("value"), f.get("unit")
+    if out is None or value is None or unit not in ("s", "ms"):
+        return None
+    out = max(out) if isinstance(out, (list, tuple)) else out
+    secs = (max(value) if isinstance(value, (list, tuple)) else value) / (1000.0 if unit == "ms" else 1.0)
+    if not out or not secs or secs <= 0:
+        return None
+    return float(out) / secs, float(out), secs
+
+
 def _finish_bad(result: ClaimAnalysis, bad: list[dict]) -> ClaimAnalysis:
     _apply_bad(result, bad)
     return result
@@ -1489,6 +1539,10 @@ def _memory_explanations(result: ClaimAnalysis, bd: _Bounds, setup: Setup) -> No
     if any("do not fit" in e for e in result.explanations):
         return
     where = f"{setup.count}× {setup.gpu.name}" if setup.count > 1 else f"one {setup.gpu.name}"
+    if setup.from_disk:
+        result.explanations.append(f"the weights ({_gb(bd.weights)}) do not fit in {where} ({_gb(setup.capacity)}); "
+                                   "the claim streams the rest from storage, which can only make it slower than this bound")
+        return
     result.explanations.append(f"the weights ({_gb(bd.weights)}) do not fit in {where} "
                                f"({_gb(setup.capacity)}); with no host memory to offload to, the figure cannot be "
                                "served as stated")

@@ -351,6 +351,21 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
             # shape), and "qwen3_next_mtp" is a speculative method's name: the name goes on
             continue
         words = t[h.start:h.end]
+        bare_v = re.match(r"[\s\-_]?v(\d+(?:\.\d+)?)(?![\w.])(?![\-_]\w|\s+(?:" + TIER_WORDS + r")\b)", t[h.end:h.end + 24], re.I)
+        if bare_v and words.lower() == "deepseek":
+            # "DeepSeek V4" with no tier: of V4 Flash and V4 Pro, the smaller (the most favourable
+            # reading); a version the catalog does not know is no DeepSeek V3
+            try:
+                spec = find_model(f"DeepSeek-V{bare_v.group(1)}")
+                note = None
+            except TokcheckError:
+                if bare_v.group(1) not in ("4", "4.0"):
+                    continue
+                spec = find_model("DeepSeek-V4-Flash")
+                note = (f"{t[h.start:h.end + bare_v.end()]!r} names no tier: read as {spec.name}, the smaller of "
+                        "V4 Flash and V4 Pro (the most favourable reading)")
+            hits.append(_ModelHit(spec.name, h.start, h.end + bare_v.end(), t[h.start:h.end + bare_v.end()], note=note))
+            continue
         more = re.match(r"[\-_][A-Za-z]*\d[\w.]*(?:[\-_][A-Za-z][\w.]*)*", t[h.end:])
         if more:
             # "DeepSeek-V4.1-Flash": the bare "DeepSeek" goes on into a longer name, which is its model
@@ -887,6 +902,14 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
     if mem:
         f["gpu_memory_gb"], src["gpu_memory_gb"] = mem[0], t[h.start:mem[2]]
         sibling = _memory_variant(f["gpu"], mem[0])
+        if sibling is None and (row := gpu_row(f["gpu"])) is not None and row.memory_gb and abs(row.memory_gb - mem[0]) >= 0.5:
+            from tokcheck.core.catalog import find_gpu
+
+            try:  # "A100-SXM4-40G": the whole name with its memory
+                g = find_gpu(re.sub(r"(?<=\d)\s*g$", "GB", t[h.start:mem[2]].strip(" (（"), flags=re.I))
+                sibling = g.name if g.name != f["gpu"] and g.memory_gb and abs(g.memory_gb - mem[0]) < 0.5 else None
+            except TokcheckError:
+                pass
         if sibling:  # "Jetson AGX Orin (32GB)", "Orin AGX(32G)": the row of that memory
             f["gpu"], src["gpu"] = sibling, t[h.start:mem[2]]
     elif not re.search(r"\d\s*(?:gb|g)\b", t[h.start:h.end], re.I):
@@ -1252,6 +1275,12 @@ def parse_claim(text: str) -> Claim:
         if tp and f.get("gpu_count") == int(tp.group(1)):
             f["gpu_count"] = int(tp.group(1)) * int(pp.group(1))
             src["gpu_count"] = f"{tp.group(0)} × {pp.group(0)}"
+    row = re.search(r"(?:^|[；;，,、:：]\s*)(?P<n>\d{1,3})\s*(?:卡|张卡|gpus?)\s*[：:]?\s*(?:约|~)?\s*$",
+                    t[max(0, head.span[0] - 12):head.span[0]], re.I)
+    if row and f.get("gpu_count") != int(row.group("n")):
+        # "10卡MI50服务器 … 1卡16-18token/s；2卡29-36token/s": the headline's own row names its card count
+        f["gpu_count"], src["gpu_count"] = int(row.group("n")), row.group(0).strip("；;，,、:： ")
+        foot.pop("_singular", None)
     singular = foot.pop("_singular", None)
     if "gpu_count" not in f and singular and head.scope not in ("gpu", "node"):
         # ("1848 tok/s/GPU on MI355X": a per-GPU figure is a deployment's total over its GPUs,

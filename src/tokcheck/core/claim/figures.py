@@ -59,7 +59,7 @@ _S_PER_1K = r"(?:s|sec|seconds?|秒)\s*(?:/|per\s+|每\s*)\s*(?:1k|1000|1,000|�
 # "0.62s/req": a whole request's time, read as a latency in s or ms
 _PER_REQ = r"(?:\s*/\s*(?:req(?:uest)?(?![a-z])|批次?|batch(?![a-z])))?"  # "3.8 秒/批次" at batch size 1
 _MS = r"(?:ms|msec|milliseconds?|毫秒)" + _PER_REQ + r"(?![a-z/])"
-_SEC = r"(?:s|sec|secs|seconds?|秒)" + _PER_REQ + r"(?![a-z/])"
+_SEC = r"(?:s|sec|secs|seconds?|秒)" + _PER_REQ + r"(?![a-z/])(?!\s*内?\s*(?:全部|都|即)?\s*(?:发出|发送|发完|下发))"  # (not "0.002秒内全部发出")
 
 # "1.29 tokens/s/TFLOPS", "3 tok/s per watt": an efficiency, tokens per second per unit of compute,
 # power or money, not a speed
@@ -75,12 +75,15 @@ _FIGURE = re.compile(
 )
 # "每秒生成 30 个 token", "每秒约 1.5 万 tokens": the rate written before the number.
 _FIGURE_CN = re.compile(
-    r"每秒(?:钟)?\s*(?P<most>最多|最高|最快)?\s*(?:平均|持续|稳定)?\s*(?:能|可以?|可)?\s*(?:生成|输出|吐出|产生|处理|解码)?\s*(?:约|大约|接近|近|超过|超|高达|不到|不足|少于|低于)?\s*"
+    r"每秒(?:钟)?\s*(?P<most>最多|最高|最快)?\s*(?:平均|持续|稳定)?\s*(?:能|可以?|可)?\s*(?:生成|输出|吐出|产生|处理|解码|回复)?\s*(?:约|大约|接近|近|超过|超|高达|不到|不足|少于|低于)?\s*"
     rf"(?P<num>{NUMBER})(?:\s*(?:-|~|至|到)\s*(?P<num2>{NUMBER}))?(?:\s*(?P<mult>千|万|k))?\s*(?P<post>多)?\s*(?:个)?\s*"
     r"(?:(?:输出|生成)的?\s*)?(?:tokens?|tok|令牌|词元|字词)"
     # "token 生成速率稳定在每秒 15~20 个左右": the token named before, the count after 每秒
     rf"|(?<=[^，,。；;]{{0}})(?:tokens?|令牌|词元)\s*(?:的)?\s*(?:生成|输出|解码)?\s*(?:速率|速度)[^，,。；;]{{0,8}}?每秒(?:钟)?\s*(?:约|大约|近|超过|超|高达)?\s*"
-    rf"(?P<num_b>{NUMBER})(?:\s*(?:-|~|至|到)\s*(?P<num2_b>{NUMBER}))?\s*个(?!\s*(?:tokens?|tok|令牌|词元|字))", re.I)
+    rf"(?P<num_b>{NUMBER})(?:\s*(?:-|~|至|到)\s*(?P<num2_b>{NUMBER}))?\s*个(?!\s*(?:tokens?|tok|令牌|词元|字))"
+    # "每秒回复token数量40.23": the count of tokens per second named, then its number
+    r"|每秒(?:钟)?\s*(?:生成|输出|回复|解码)?\s*(?:的)?\s*(?:tokens?|令牌|词元)\s*(?:数量|数|个数)\s*(?:为|是|:|：)?\s*(?:约|大约)?\s*"
+    rf"(?P<num_c>{NUMBER})(?!\d|\.\d)(?!\s*(?:个|秒|s\b|ms|%))", re.I)
 
 # "被问到每秒多少 token 时回答：… 都在 53 上下": a number answering a question about the rate
 _ASKED_RATE = re.compile(rf"(?:每秒(?:能)?(?:输出|生成|跑)?多少\s*(?:个)?\s*tokens?|多少\s*tokens?\s*/\s*s|how\s+many\s+tok(?:en)?s?\s+(?:per|a)\s+sec\w*)"
@@ -130,7 +133,7 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("node", r"per[\s\-](?:node|server|machine|system|host)|single[\s\-](?:machine|node|server)\s+(?:performance|throughput)|/\s*node\b|each\s+node(?!\s+(?:has|with|of)\s+\d)|"
                  r"每(?:个)?节点(?!\s*(?:有|配)?\s*(?:\d+|[一二两三四五六七八九十]+)\s*(?:台|张|块|个|卡|gpu))|每台|单机吞吐"),
         ("aggregate", r"(?<![\d.]b\s)(?<![\d.]b)\btotal\b(?!\s*/)|aggregate|combined\s+(?:throughput|generation|output|decode)|overall|(?<!decode\s)(?<!decoding\s)throughput|across\s+(?:all\s+)?\d+|吞吐|总(?:输出)?|整体|合计(?=[^，,。；;]{0,10}(?:输出|吞吐|生成|解码|每秒|tokens?|$))|"
-                      r"最大并发|高并发|under\s+(?:full\s+)?load|at\s+max(?:imum)?\s+concurrency|\d+\s*并发"),
+                      r"最大并发|高并发|under\s+(?:full\s+)?load|at\s+max(?:imum)?\s+concurrency|(?<![a-z\d._\-])\d+\s*并发"),
     ),
     "spec": (
         ("false", r"no\s+(?:mtp|spec\w*|speculative|draft)|without\s+(?:an?\s+|the\s+)?(?:mtp|spec\w*|speculative|draft|eagle)|"
@@ -150,7 +153,7 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"\b(?:at\s+)?(?P<n>one)\s+concurrent\s+(?:request|user|stream|sequence)",
     r"(?:concurrency|\bconc\b|并发(?:请求)?(?:数|量)?|并行数|batch[\s_\-]?sizes?|批处理(?:大小)?|批大小|\bbs|max[\s_\-]num[\s_\-]seqs|--parallel|-np)\s*"
     r"(?:of|=|:|为|是|设为|设置为)?\s*(?P<n>" + INTEGER + r")(?!\d|[.,]\d)",
-    r"(?<![\d.])(?P<n>\d+)\s*(?:路)?\s*(?:高)?\s*并发",
+    r"(?<![a-z\d._\-])(?P<n>\d+)\s*(?:路)?\s*(?:高)?\s*并发",  # (not "FP8并发测试")
     r"(?<![\d.])(?P<n>\d+)\s*(?:simultaneous\s+|concurrent\s+)?users\b",
     r"batch(?:es)?\s+of\s+(?P<n>\d+)",
     # "并发请求数从 3 路提升到 12 路": the setting after the change
@@ -168,6 +171,8 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
     r"\bc\s*=\s*(?P<n>\d+)(?![\d.])",
     # "48.9 tok/s single-stream (C1) and 242.0 tok/s at C8"
     r"(?:\bat\s+|\()c(?P<n>\d{1,4})\b(?!\s*-)",
+    # "135.5 tok/s C1 greedy decode": the setting written right after a figure's unit
+    r"(?<=/s\s)c(?P<n>\d{1,4})\b(?!\s*[-/])",
     r"\bc(?P<n>\d{1,4})\s+(?:profile|run|setting|config(?:uration)?|results?)\b",  # "the nvfp4 C8 profile"
     r"\bcohort\s+c(?P<n>\d{1,4})\b",  # "measured cohort C8"
     # "as concurrency went from 4 to 64": the setting at the change's end
@@ -227,6 +232,7 @@ _EVERY = re.compile(rf"(?:\bone|\ba|\b1)\s+(?:new\s+|output\s+)?token\s+every\s+
 _TIMES_PER_SECOND = re.compile(rf"(?:~|about\s+|approximately\s+|roughly\s+)?(?P<num>{NUMBER})\s+times\s+(?:per|a)\s+second", re.I)
 # (the last joined by "and": "eval rates of 19.56, 17.72, 22.64, 19.34 and 21.36 tokens/s")
 _LIST_BEFORE = re.compile(rf"(?P<lead>分别(?:为|是)?\s*)?(?<![\d.,、])(?P<list>(?:(?:{NUMBER})\s*[,、]\s*)+(?:(?:{NUMBER})\s*[,、]?\s*(?:and|和|与)\s+)?)$")
+_SLASH_LIST_BEFORE = re.compile(rf"(?<![\d.,/])(?P<list>(?:{NUMBER})\s*/\s*(?:(?:{NUMBER})\s*/\s*)+)$")
 _FROM_TO = re.compile(rf"(?:\bfrom|从|由)\s*(?:~|about\s+|约)?(?<![\d.])(?P<a>{NUMBER})(?P<ua>\s*(?:ms|s|秒|tok/s(?:ec)?|tokens?/s|t/s)(?![a-z]))?"
                       rf"\s*(?:\bto\b|(?:降|升|提升|提高|增加|减少|缩短)?(?:到|至))\s*(?:~|about\s+|约)?"
                       rf"(?P<b>{NUMBER})(?![\d.,]?\d)(?P<ub>\s*(?:ms|s|秒|tok/s(?:ec)?|tokens?/s|t/s)(?![a-z]))?", re.I)
@@ -358,6 +364,12 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             lo, hi = lo * 1000, None if hi is None else hi * 1000  # s/token → ms/token
         if m.group("tpm"):
             lo, hi = round(lo / 60, 1), None if hi is None else round(hi / 60, 1)  # tokens per minute → tok/s
+        if hi is not None and _SETTING_WORD_BEFORE.search(t[max(0, m.start() - 24):m.start()]) \
+                and re.search(r"to|到|至", t[m.end("num"):m.start("num2")], re.I):
+            # "from 96 tok/s at concurrency 1 to 772 tok/s": the first number is a setting's, not a range's start
+            found.append(Figure(value=hi, unit=unit, span=(m.start("num2"), m.end()), words=t[m.start("num2"):m.end()],
+                                qualifier=_qualifier(t, m.start("num2"), m.end("num2"), m.group("post"))))
+            continue
         start_range = re.search(rf"(?:\bfrom|从|由)\s*(?P<a>{NUMBER})\s*[-–~]\s*$", t[max(0, m.start() - 24):m.start()], re.I)
         if hi is not None and start_range and re.search(r"to|到|至", t[m.end("num"):m.start("num2")], re.I) \
                 and to_float(start_range.group("a"), mult) < lo:
@@ -444,6 +456,8 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             lo = to_float(m.group("num_b"))
             hi = to_float(m.group("num2_b")) if m.group("num2_b") else None
             span = (m.start("num_b"), m.end())
+        elif m.group("num_c"):
+            lo, hi = to_float(m.group("num_c")), None
         else:
             lo = to_float(m.group("num"), m.group("mult"))
             hi = to_float(m.group("num2"), m.group("mult")) if m.group("num2") else None
@@ -451,7 +465,7 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
         peak = re.search(r"(?:最高|最大|峰值)[^，,。；;]{0,8}$", masked[max(0, m.start() - 12):m.start()])
         fig = Figure(value=(lo, hi) if hi and hi > lo else lo, unit="tok/s", span=span, words=t[span[0]:span[1]],
                      qualifier="up_to" if m.group("most") or peak else "over" if m.group("post") else None)
-        verb = re.search(r"生成|输出|吐出|解码", m.group(0))  # (for the token-first form, in the words before)
+        verb = re.search(r"生成|输出|吐出|解码|回复", m.group(0))  # (for the token-first form, in the words before)
         if verb:  # "每秒生成 122 tokens": the verb inside the figure names its metric
             fig.why["gap"] = verb.group(0)
         found.append(fig)
@@ -504,6 +518,15 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
                     continue
                 found.append(Figure(value=to_float(n.group(0)), unit=fig.unit, span=(start, start + len(n.group(0))),
                                     words=t[start:start + len(n.group(0))]))
+    for fig in list(found):
+        # "264.6 / 484.3 / 1003.8 tok/s": three or more numbers joined by slashes before one unit
+        m = _SLASH_LIST_BEFORE.search(masked, max(0, fig.span[0] - 60), fig.span[0])
+        if m and m.end() == fig.span[0] and not isinstance(fig.value, tuple):
+            for n in re.finditer(NUMBER, m.group("list")):
+                start = m.start("list") + n.start()
+                if not any(f.span[0] <= start < f.span[1] for f in found):
+                    found.append(Figure(value=to_float(n.group(0)), unit=fig.unit, span=(start, start + len(n.group(0))),
+                                        words=t[start:start + len(n.group(0))]))
     # "… from 13.0 to 15.6 tokens per second, and to 16.4 with row split": a bare number that
     # continues a change takes the unit of the figure before it
     for fig in sorted(found, key=lambda f: f.span[0]):
@@ -782,7 +805,9 @@ _ASKED_EN = re.compile(r"^\s*(?:can|could|will|would|does|do|is\s+it\s+possible\
 # A speed someone wants, not one measured: "想优化到 15s/token", "hoping to reach 60 tok/s"
 _WANTED = re.compile(r"(?:想|希望|期望|目标是?|打算)\s*(?:能)?\s*(?:优化|提升|提高|加速|达到|做到|跑到|到)[^，,;；。]{0,12}$|"
                      r"\b(?:hop(?:e|ed|ing)|want(?:ed|ing)?|aim(?:ed|ing)?|expect(?:ed|ing)?|goal\s+is|target(?:ed|ing)?)\s+(?:to\s+)?"
-                     r"(?:reach|hit|get|achieve|see|be)?\s*(?:at\s+least\s+|around\s+|about\s+)?$", re.I)
+                     r"(?:reach|hit|get|achieve|see|be)?\s*(?:at\s+least\s+|around\s+|about\s+)?$|"
+                     # "asks for ideas to reach more than 1 token/s"
+                     r"\b(?:ideas?|ways?|tips?|how)\s+to\s+(?:reach|hit|get|achieve|go\s+beyond)\s*(?:more\s+than|over|above|beyond|at\s+least)?\s*$", re.I)
 # A bound written as one ("< 50 ms", "> 50 tok/s") and named a target or requirement
 _BOUND_WORD_AFTER = re.compile(r"\s*(?:的)?\s*(?:targets?|goals?|requirements?|slos?|slas?|budgets?|目标|要求|约束|限制)", re.I)
 _BOUND_WORD_BEFORE = re.compile(r"(?:targets?|goals?|requirements?|require[sd]?|slos?|slas?|budgets?|目标|要求|约束|限制)"
@@ -888,11 +913,26 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
                 # 512时仍是153" gives the first figure batch 1
                 if c[1] >= f.span[1]:
                     return c[1] - f.span[1] + (20 if re.match(r"\s*[、,，;；]", t[f.span[1]:c[1]]) else 0)
+                if re.fullmatch(r"\s*(?:to|到|至)\s*", t[c[2]:f.span[0]], re.I):
+                    return 1000  # "96 tok/s at concurrency 1 to 772 tok/s at …": the change's start's setting
                 return abs(f.span[0] - c[2])
             c = min(near, key=gap)
             f.concurrency, f.why["concurrency"] = c[0], t[c[1]:c[2]]
+        elif f.scope == "request" and re.fullmatch(r"单个请求|单次请求", str(f.why.get("scope", ""))) \
+                and (under := [c for c in conc if c[0] > 1 and c[2] <= f.span[0]]):
+            # "20个并发请求 … 单个请求平均每秒回复token数量40.23": each request's speed under that load
+            f.concurrency, f.why["concurrency"] = under[-1][0], t[under[-1][1]:under[-1][2]]
         elif f.scope == "request" and not re.match(r"per[\s\-]", str(f.why.get("scope", "")), re.I):
             f.concurrency = 1  # "single stream", "batch 1"; "per request" under load says no count
+        if f.concurrency and f.concurrency > 1 and f.scope == "request" and re.search(
+                r"(?:concurrency|并发(?:数)?|\bbs|batch(?:[\s_]?size)?)\s*(?:=|:|of|为)?\s*1(?!\d)|\bc1\b|\b1\s*并发",
+                str(f.why.get("scope", "")), re.I):
+            # "from 96 tok/s at concurrency 1 to 772 tok/s at concurrency 16": the one-stream words are the
+            # other figure's setting
+            f.scope = None
+            f.why.pop("scope", None)
+            if f.metric == "generation_tok_s" and "metric" not in f.why:
+                f.metric = None
         if f.concurrency and f.concurrency > 1 and f.scope is None and f.metric in ("aggregate_throughput",
                                                                                      "generation_tok_s"):
             # "32 并发 … 平均生成速度 1000 tokens/s": a generation rate at concurrency > 1 without a
@@ -934,7 +974,40 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             if b.unit == a.unit and _AFTER_WORDS.search(t[a.span[1]:wins[j][3]]):
                 a.before_change = True
                 break
+    for i, a in enumerate(figs):
+        # "标准 fp16 部署仅跑出约 40 tokens/s；经过几项轻量级优化后，实测稳定达到 120 tokens/s": the
+        # next figure of its unit, written after an optimisation, is the change's end
+        if a.before_change:
+            continue
+        b = next((b for b in figs[i + 1:] if b.unit == a.unit), None)
+        if b is not None and b.metric == a.metric and _OPTIMISED_AFTER.search(t[a.span[1]:b.span[0]]) \
+                and not _VERSUS.search(t[a.span[1]:b.span[0]]):
+            a.before_change = True
+    for i, a in enumerate(figs):
+        # "rising from 68.3 tok/s (ITL 14.62 ms) on the upstream base to 118.3 tok/s (ITL 8.45 ms)":
+        # a change whose ends have other figures or words between them
+        if a.why.get("change_to") or not re.search(r"(?:\bfrom|从|由)\s*(?:~|about\s+|约)?$", t[max(0, a.span[0] - 10):a.span[0]], re.I):
+            continue
+        end = next((m.start() for m in _BOUNDARY.finditer(t, a.span[1])), len(t))
+        b = next((b for b in figs[i + 1:] if b.unit == a.unit and b.span[0] < end), None)
+        if b is not None and re.search(r"(?:\bto|到|至)\s*(?:~|about\s+|约)?$", t[max(0, b.span[0] - 10):b.span[0]], re.I):
+            a.before_change = True
+            a.why["change_to"] = b.words
     _bracketed_change(t, figs)
+    for a, b in zip(figs, figs[1:]):
+        # "from 68.3 tok/s (ITL 14.62 ms) … to 118.3 tok/s": what the change's start's brackets hold
+        # is before the change too
+        if a.before_change and a.is_rate and not b.is_rate and re.fullmatch(r"\s*[(（][^()（）]{0,24}", t[a.span[1]:b.span[0]]) \
+                and re.match(r"[^()（）]{0,24}[)）]", t[b.span[1]:]):
+            b.before_change = True
+            b.why["with"] = a.words  # (a detail of the change's start, not a change of its own)
+    for a, b in zip(figs, figs[1:]):
+        # "prefill ran at ~70–111 t/s (typically ~95–105 t/s)": a figure in the brackets right after
+        # another of its unit says more of the same quantity
+        if b.metric is None and b.scope is None and a.metric is not None and b.unit == a.unit \
+                and _REFINING_BRACKET.fullmatch(t[a.span[1]:b.span[0]]):
+            b.metric, b.scope = a.metric, a.scope
+            b.why["metric"] = b.why["scope"] = f"in the brackets of {a.words!r}"
     for f in figs:
         _settle(f)
     for a, b in zip(figs, figs[1:]):
@@ -985,7 +1058,9 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
                 _settle(a)  # "each node achieves X input and Y output tok/s": Y is the node's total too
     for f in figs:
         end = next((a for a in figs if f.why.get("change_to") and a.words == f.why["change_to"]), None)
-        if end is not None and f.scope is not None and not str(f.why.get("scope", "")).startswith(("inferred", "from the")):
+        if end is not None and f.scope is not None and not str(f.why.get("scope", "")).startswith(("inferred", "from the")) \
+                and not _own_setting_after(t, end, f):
+            # (not where the end states a setting of its own: "from 96 tok/s at concurrency 1 to 772 tok/s at concurrency 16")
             # "单并发速度从142提升到172 Tokens/s,50并发时…": the words before a change name both its ends
             end.metric, end.scope, end.concurrency = f.metric, f.scope, f.concurrency
             for k in ("metric", "scope", "concurrency"):
@@ -993,6 +1068,9 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
                     end.why[k] = f.why[k]
                 else:
                     end.why.pop(k, None)
+        elif end is not None and re.fullmatch(r"(?:output\s+)?throughput|吞吐量?", str(f.why.get("metric", "")), re.I) \
+                and str(end.why.get("metric", "")).startswith("inferred") and end.metric == "aggregate_throughput":
+            end.why["metric"] = f.why["metric"]  # the throughput the change's words name, at the end's own setting
     for f in figs:
         anchor = next((a for a in figs if f.why.get("same_as") and a.words == f.why["same_as"]), None)
         if anchor is not None:  # a second change of the same quantity measures what the first does
@@ -1038,11 +1116,23 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
 _SETTING_LIST = re.compile(r"(?:batch(?:[\s_\-]?sizes?)?|\bbs|并发(?:数)?|concurrency(?:\s+levels?)?|(?:concurrent\s+)?users)"
                            r"\s*(?:=|:|：|为|of|at)?\s*(?P<list>\d{1,5}(?:\s*(?:[、,，/]|and|和|与)\s*\d{1,5}){1,7})(?!\s*(?:tok|t/s|ms|s\b|秒))", re.I)
 _RESPECTIVELY = re.compile(r"分别|respectively", re.I)
+_SLASH_SETTINGS = re.compile(r"(?<![a-z0-9])c\d{1,4}(?:\s*/\s*c\d{1,4}){1,7}(?![a-z0-9])", re.I)
 
 
 def _respectively(t: str, figs: list[Figure]) -> None:
     """Give each figure of a "respectively" list its own setting (see :data:`_SETTING_LIST`):
-    the N settings and the N figures after them in one sentence, with "分别"/"respectively" in it."""
+    the N settings and the N figures after them in one sentence, with "分别"/"respectively" in it;
+    or N settings and N figures each joined by slashes ("At C2/C4/C8 … 264.6 / 484.3 / 1003.8 tok/s")."""
+    for m in _SLASH_SETTINGS.finditer(t):
+        values = [int(v) for v in re.findall(r"\d+", m.group(0))]
+        end = next((b.start() for b in _BOUNDARY.finditer(t, m.end())), len(t))
+        after = [f for f in figs if m.end() <= f.span[0] < end and f.is_rate][:len(values)]
+        if len(after) == len(values) and len({f.unit for f in after}) == 1 \
+                and all(re.fullmatch(r"\s*/\s*", t[a.span[1]:b.span[0]]) for a, b in zip(after, after[1:])):
+            for f, n in zip(after, values):
+                f.concurrency, f.why["concurrency"] = n, m.group(0)
+                if n > 1 and f.scope in (None, "request") and f.metric in (None, "generation_tok_s", "aggregate_throughput"):
+                    f.scope, f.metric = "aggregate", "aggregate_throughput"
     for m in _SETTING_LIST.finditer(t):
         values = [int(v) for v in re.findall(r"\d+", m.group("list"))]
         end = next((b.start() for b in _BOUNDARY.finditer(t, m.end())), len(t))
@@ -1065,11 +1155,28 @@ def _respectively(t: str, figs: list[Figure]) -> None:
 SINGLE_REQUEST_CEILING_TOK_S = 5000
 
 
+_SETTING_WORD_BEFORE = re.compile(r"(?:concurrency|batch(?:[\s_\-]?size)?|\bbs|\busers?|并发(?:数)?|批大小)\s*(?:of|=|:|为)?\s*$", re.I)
+_OPTIMISED_AFTER = re.compile(r"(?:优化|调优|改进|改造|升级|加速)(?:之)?后|\bafter\s+(?:the\s+|these\s+|our\s+|its\s+)?(?:\w+\s+){0,2}"
+                              r"(?:optimi[sz]ations?|tuning|fix(?:es)?|patch(?:es)?)\b", re.I)
+_REFINING_BRACKET = re.compile(r"\s*[(（]\s*(?:(?:typically|usually|mostly|median|mean|avg\.?|average|steady|sustained|"
+                               r"通常|一般|多数|平均|中位数?|稳定)\s*(?:at\s+|of\s+|在|为)?)?\s*(?:~|about\s+|约)?\s*", re.I)
+
+
 # "throughput rising from 3.89 requests/s (input 981.59 tokens/s, output 870.20 tokens/s) to 4.92
 # requests/s (input 1242.21 …, output 1101.24 …)": a change whose ends carry their figures in brackets
 _FROM_BRACKETS = re.compile(
     r"(?P<lead>(?:throughput|吞吐量?)[^()（）,;，；。]{0,30})?(?:\bfrom|从|由)\s*[\d.,]+\s*(?P<ua>[^\s()（）]{0,16})\s*[(（](?P<a>[^()（）]{1,160})[)）]"
     r"\s*(?:to|到|至|提升到|提升至|升至|升到|提高到)\s*[\d.,]+\s*[^\s()（）]{0,16}\s*[(（](?P<b>[^()（）]{1,160})[)）]", re.I)
+
+
+def _own_setting_after(t: str, end: Figure, start: Figure) -> bool:
+    """Whether the end of a change states a concurrency of its own right after it ("… to 772 tok/s
+    at concurrency 16"), other than its start's — not one opening the next clause ("172 Tokens/s，50并发时")."""
+    words = end.why.get("concurrency")
+    if not words or words == start.why.get("concurrency"):
+        return False
+    at = t.find(words, end.span[1])
+    return at >= 0 and bool(re.fullmatch(r"\s*(?:at|with|under|@|在)?\s*", t[end.span[1]:at], re.I))
 
 
 def _bracketed_change(t: str, figs: list[Figure]) -> None:
@@ -1171,7 +1278,8 @@ def choose_headline(figs: list[Figure]) -> Figure | None:
             if b is not None:
                 pairs.append((a, b))
     for a, b in pairs:
-        if a.before_change and a in pool and b in pool and a.value != b.value and (a.metric, a.scope) == (b.metric, b.scope):
+        if a.before_change and a in pool and b in pool and a.value != b.value and (
+                (a.metric, a.scope) == (b.metric, b.scope) or (a.why.get("change_to") == b.words and a.unit == b.unit)):
             worse = (a if a.high <= b.high else b) if a.is_rate else (a if a.high >= b.high else b)
             drop.add(id(worse))
     pool = [f for f in pool if id(f) not in drop] or pool

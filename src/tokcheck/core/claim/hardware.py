@@ -224,7 +224,9 @@ def plural_after(t: str, hit: NameHit) -> bool:
 def gpu_memory_near(t: str, hit: NameHit) -> Hit | None:
     """Memory written with the GPU ("RTX 3090 24GB", "A100-80G", "24 GB 显存")."""
     after = t[hit.end:hit.end + 16]
-    m = re.match(r"\s*[\-_(（]?\s*(?P<gb>\d{1,3})\s*(?:gb|g|gib)(?![a-z0-9])(?!\s*/\s*s\b|ps\b)", after, re.I)
+    after = t[hit.end:hit.end + 28]
+    # ("V100-SXM2-32G": the form factor may come between the name and its memory)
+    m = re.match(r"\s*[\-_(（]?\s*(?:(?:sxm\d?|pcie|pci-e|nvl)[\s\-_]*)?(?P<gb>\d{1,3})\s*(?:gb|g|gib)(?![a-z0-9])(?!\s*/\s*s\b|ps\b)", after, re.I)
     if m:
         return float(m.group("gb")), hit.end, hit.end + m.end()
     m = re.search(r"(?P<gb>\d{1,3})\s*(?:gb|g)\b", t[hit.start:hit.end], re.I)

@@ -26,12 +26,12 @@ _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("MXFP4", r"mxfp4"),
     ("FP4", r"\bfp4\b|\bfloat4\b|\be2m1\b"),
     ("FP8", r"\bfp8\b|\bfloat8\b|\be4m3\b|\bw8a8[\s\-_]?fp8\b|\bfp8[\s\-_]?dynamic\b"),
-    ("INT8", r"\bint8\b|\bw8a8\b|\bw8a16\b|\b8[\s\-]?bits?\b|\bbnb[\s\-_]?8bit|\bllm\.int8|8\s*位(?:元|比特)?量化|8\s*比特"),
-    ("INT4", r"\bint4\b|\bauto[\-_]?round\b|\bw4a16\b|\bw4a8(?:kv4|kv8)?\b|\bw4afp8\b|\bw4a8[\-_]?fp8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位(?:元|比特)?量化|4\s*比特"),
+    ("INT8", r"(?<![a-z0-9])q8f(?:16|32)(?:_\d)?(?![a-z0-9])|\bint8\b|\bw8a8\b|\bw8a16\b|\b8[\s\-]?bits?\b|\bbnb[\s\-_]?8bit|\bllm\.int8|8\s*位(?:元|比特)?量化|8\s*比特"),
+    ("INT4", r"(?<![a-z0-9])q4f(?:16|32)(?:_\d)?(?![a-z0-9])|\bint4\b|\bauto[\-_]?round\b|\bw4a16\b|\bw4a8(?:kv4|kv8)?\b|\bw4afp8\b|\bw4a8[\-_]?fp8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位(?:元|比特)?量化|4\s*比特"),
     ("1.58bpw", r"\bb1\.58\b|\b1\.58[\s\-]?bits?\b|\bternary\b"),
     ("6bpw", r"\b6[\s\-]?bits?\b"),
     ("5bpw", r"\b5[\s\-]?bits?\b"),
-    ("INT3", r"\b3[\s\-]?bits?\b|\bint3\b"),
+    ("INT3", r"\b3[\s\-]?bits?\b|\bint3\b|(?<![a-z0-9])q3f16(?:_\d)?(?![a-z0-9])"),  # (MLC's q3f16_1, q4f16_1, q8f16_1)
     ("INT2", r"\b2[\s\-]?bits?\b|\bint2\b"),
     ("BF16", r"\bbf16\b|\bbfloat16\b"),
     ("FP16", r"\bfp16\b|\bfloat16\b|\bhalf[\s\-]precision\b|半精度|\bf16\b|\bdtype[\s=:]*half\b"),
@@ -373,7 +373,8 @@ _ENGINES = (
     ("RKLLM", r"\brkllm\b|\brknn[\-_]llm\b"),
     ("FastDeploy", r"\bfastdeploy\b"),
     ("NInfer", r"\bninfer\b"),
-    ("ds4.c", r"\bds4\.c\b"),
+    ("ds4.c", r"\bds4\.c\b|\bds4(?='s\b|\s+(?:engine|server|backend|binary|runs?|build)\b)"),
+    ("llama2.c", r"\bllama2\.c\b"),
     ("FastChat", r"\bfastchat\b"),
     ("TileRT", r"\btilert\b"),
     ("Crane", r"\bcrane(?=\s+(?:engine|inference|runtime|推理|框架))"),
@@ -585,6 +586,7 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
                 rf"{_N}\s*(?:input|prompt(?!s)|输入){_NOT_PER_STEP}(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?:\s*tokens?)?(?!\s*/\s*s)",
                 rf"{_N}[\s\-]*tokens?\s+prefill\b",
                 rf"prompt[\s_]eval[\s_]count\s*[:=]?\s*{_N}",
+                rf"\bprompt_tokens\s*[:=]?\s*{_N}",  # an OpenAI-style usage field
                 rf"{_N}[\s\-]*tokens?\s+(?:[a-z]+\s+)?(?:of\s+)?(?:inputs?|prompts?|documents?|context\s+of\s+input)\b",
                 rf"(?:prompt\s+eval\w*|evaluated|prompt\s+processing)\s+(?:over|of|on|at)\s+{_N}\s*tokens?",
                 rf"{_N}\s*长度(?:的)?(?:文本|输入|prompt)",
@@ -614,6 +616,7 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             rf"{_N}\s*(?:output|输出)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
             rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:output|generation|generated|decode|decoding)\b",
             rf"{_N}\s*completion\s+tokens?",
+            rf"\bcompletion_tokens\s*[:=]?\s*{_N}",  # an OpenAI-style usage field
             rf"{_N}\s+max(?:imum)?\s+(?:new\s+)?tokens\b",  # "a 512-token prompt and 128 max tokens"
             rf"{_N}\s+max_(?:new_)?tokens\b",  # "with 400 max_tokens"
             rf"max_new_tokens?\s*[:=]\s*{_N}",  # "max_new_token=512"
