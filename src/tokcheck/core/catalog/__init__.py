@@ -203,11 +203,12 @@ def find_model(name: str) -> ModelSpec:
         near = difflib.get_close_matches(name, [s.name for s in specs], n=3, cutoff=0.4)
         raise TokcheckError(f"unknown model {name!r} ({tier!r} names another model than {spec.name})"
                             + (f" — did you mean {' or '.join(near)}?" if near else ""))
-    ver = re.search(r"(?<![a-z])v(\d+)(?:\.\d+)?(?!\d)", name, re.I)
-    if ver and ver.group(1) not in re.findall(r"(?<![a-z])v(\d+)(?!\d)", known, re.I) and re.search(r"(?<![a-z])v\d", known, re.I):
+    ver = re.match(r"(?P<family>.+?)[\s\-_]?v(\d+)(?:\.\d+)?(?!\d)", name, re.I)
+    if ver and ver.group("family").strip().lower() in {a.lower() for a in (spec.name, *spec.aliases)} \
+            and ver.group(2) not in re.findall(r"(?<![a-z])v(\d+)(?!\d)", known, re.I) and re.search(r"(?<![a-z])v\d", known, re.I):
         # "DeepSeek V4" is not DeepSeek V3 (matched by its bare family alias): another major version
         near = difflib.get_close_matches(name, [s.name for s in specs], n=3, cutoff=0.4)
-        raise TokcheckError(f"unknown model {name!r} (version {ver.group(0)} is not {spec.name}'s)"
+        raise TokcheckError(f"unknown model {name!r} (version V{ver.group(2)} is not {spec.name}'s)"
                             + (f" — did you mean {' or '.join(near)}?" if near else ""))
     size = _STATED_SIZE.search(name)
     if size and not names_size(spec, float(size.group(1)) * 1e9):
