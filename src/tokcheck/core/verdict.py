@@ -56,7 +56,7 @@ from dataclasses import asdict, dataclass, field, replace
 from tokcheck.core.architecture import ModelSpec, active_params, total_params
 from tokcheck.core.catalog import GIB, GpuSpec, find_gpu, find_model, gpu_from_bandwidth, gpus
 from tokcheck.core.claim import Claim, is_model_family, missing_size_of_version
-from tokcheck.core.claim.figures import SINGLE_REQUEST_CEILING_TOK_S
+from tokcheck.core.claim.figures import SINGLE_REQUEST_CEILING_TOK_S, concurrency_mentions
 from tokcheck.core.claim.text import SENTENCE_END, normalise
 from tokcheck.core.claim.words import engine_family, precision_words
 from tokcheck.core.hostmem import HostMemory, find_host_memory
@@ -1367,6 +1367,9 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
     return result
 
 
+_NEEDS_A_GPU = "the bound needs a GPU: pass --gpu NAME or --bandwidth 3.35TB/s"
+
+
 def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, context: int, words: Words,
             bad: list[dict], hints: dict) -> ClaimAnalysis:
     """No GPU stated: an offload claim with its host memory is bounded by the host (the GPU's own
@@ -1376,7 +1379,7 @@ def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, 
     metric = f.get("metric")
     latency_rate = _latency_as_rate(claim) if metric == "e2e_latency" else None
     if (rate is None or metric in ("ttft", "prefill_tok_s", "e2e_latency")) and latency_rate is None:
-        ex.append("the bound needs a GPU: pass --gpu NAME or --bandwidth 3.35TB/s")
+        ex.append(_NEEDS_A_GPU)
         return result
     r0 = readings[0]
     b0 = decode_bound(r0.model, None, r0.precision, context)
@@ -1404,7 +1407,7 @@ def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, 
         # (twice the speed, so that the prompt may have taken up to half of the time)
         small = [x for p in req["by_precision"] for x in p["setups"] if x["count"] <= 8 and x["hard_tok_s"] >= 2 * need]
         if not small:
-            ex.append("the bound needs a GPU: pass --gpu NAME or --bandwidth 3.35TB/s")
+            ex.append(_NEEDS_A_GPU)
             return result
         result.requirements = req
         ex.append(f"no GPU stated: {fmt(out)} output tokens in {fmt(secs)} s need at least {sig3(need)} tok/s of decode "
@@ -1498,8 +1501,7 @@ def _other_concurrency(text: str, head, t) -> bool:
     if re.search(SENTENCE_END + "|[。；！？]", text[min(head.span[1], t.span[0]):max(head.span[0], t.span[1])]) is None:
         return False
     start = max([m.end() for m in re.finditer(SENTENCE_END + "|[。；！？]", text[:t.span[0]])], default=0)
-    said = re.findall(r"(?:concurrency|并发(?:数)?|batch[\s_]?size|\bbs)\s*(?:of|=|:|为)?\s*(\d+)", text[start:t.span[0]], re.I)
-    return any(int(n) != head.concurrency for n in said)
+    return any(start <= s < t.span[0] and n != head.concurrency for n, s, _ in concurrency_mentions(text, [t.span]))
 
 
 def _latency_as_rate(claim: Claim) -> tuple[float, float, float] | None:
