@@ -1921,3 +1921,19 @@ def test_set_twenty_three_judge():
         a = analyze_claim(parse_claim(text))
         assert a.verdict == verdict and any(said in e for e in a.explanations), text
         assert not any("contradicts" in e for e in a.explanations), text
+
+
+def test_known_misses_after_set_twenty_three():
+    from tokcheck.core.verdict import analyze_claim
+
+    # a family's version after its name, the size before it: Llama 2's 7B, not the first LLaMA's
+    c = parse_claim("the 7B Llama 2 model runs at 30 tok/s on an RTX 3090")
+    assert (c.fields["model"], c.sources["model"]) == ("Llama 2 7B", "7B Llama 2")
+    assert parse_claim("the 8B Llama 3.1 model at 20 tok/s on a 3090").fields["model"] == "Llama 3.1 8B"
+    assert parse_claim("a 7B model on Qwen 2 GPUs at 30 tok/s").fields["gpu_count"] == 2  # a count, not a version
+    # a known family with a version the catalog lacks is named, with the nearest names, not dropped
+    c = parse_claim("DeepSeek V5 runs at 40 tok/s on 8x H200")
+    assert c.fields["model"] == "DeepSeek V5"
+    assert c.unknown_names[0]["words"] == "DeepSeek V5" and "DeepSeek V3" in c.unknown_names[0]["suggestions"]
+    a = analyze_claim(c)
+    assert a.verdict == "unknown" and any("did you mean DeepSeek V3" in e for e in a.explanations)

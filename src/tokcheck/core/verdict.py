@@ -946,8 +946,11 @@ def analyze_claim(claim: Claim, *, model: ModelSpec | WeightsOnly | None = None,
             explanations.append(f"no model to bound: {unknown_model!r} names a family, not one model; give its size "
                                 "(--model), or pass --model-config config.json or --weights SIZE")
         elif unknown_model:
-            explanations.append(f"no model to bound: {unknown_model!r} is not in the built-in catalog; pass "
-                                "--model-config config.json or --weights SIZE (e.g. 120GB) to bound it")
+            hint = next((" or ".join(u["suggestions"]) for u in claim.unknown_names
+                         if u["kind"] == "model" and u["words"] == unknown_model and u["suggestions"]), "")
+            explanations.append(f"no model to bound: {unknown_model!r} is not in the built-in catalog"
+                                + (f" (did you mean {hint}?)" if hint else "")
+                                + "; pass --model-config config.json or --weights SIZE (e.g. 120GB) to bound it")
         else:
             explanations.append("no model to bound: name one the catalog knows, or pass --model-config / --weights")
         return result

@@ -197,6 +197,8 @@ _BENCH_ARCH = re.compile(r"(?<![\w.\-])qwen(?P<v>\d)(?P<v2>\d)?(?:moe|next)?\s+(
 # A size written before a family's name: "the 70B Nemotron model", "a 7B LLaMA Q4_1 model"
 _SIZE_THEN_NAME = re.compile(r"(?<![\w.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s+(?P<name>[A-Z][A-Za-z]+\d*(?:\.\d+)?|[a-z]+\d+(?:\.\d+)?)"
                              r"(?=[\s,)]|$)(?<!\bMoE)(?<!\bLLM)(?<!\bGGUF)")
+_SIZE_THEN_VERSIONED = re.compile(rf"(?<![\w.\-])(?P<size>\d+(?:\.\d+)?)\s*[bB]\s+(?P<name>{_FAMILY_NAMES})\s?(?P<v>\d+(?:\.\d+)?)"
+                                  r"(?![\w.])(?!\s*(?:[bB]\b|x\b|×|\*|gpus?\b|cards?\b|nodes?\b|张|卡|块))", re.I)
 # A family written in lower case with its size: "llama 8B Q4_K_M"
 _LOWER_FAMILY_SIZE = re.compile(r"(?<![\w.\-])(?P<fam>llama|qwen|mistral|gemma)\s+(?P<size>\d+(?:\.\d+)?)\s*[bB](?![\w.])")
 # A family's name with its size glued on: "Qwen7B int4", "Llama70B"
@@ -262,6 +264,10 @@ def _model_candidates(t: str) -> list[tuple[str, int, int, str | None]]:
     for m in _family_size_matches(t):
         # lower-case "llama 8B" (a capitalised "Llama 8B" is model-shaped already), glued "Qwen7B"
         name = f"{m.group('fam')}-{m.group('size')}B"
+        out.append((name, m.start(), m.end(), name))
+    for m in _SIZE_THEN_VERSIONED.finditer(t):
+        # "the 7B Llama 2 model": the family's version after its name, the size before it
+        name = f"{m.group('name')} {m.group('v')} {m.group('size')}B"
         out.append((name, m.start(), m.end(), name))
     for m in _SIZE_THEN_NAME.finditer(t):
         name = f"{m.group('name')}-{m.group('size')}B"
@@ -457,6 +463,17 @@ def _inside_other_model(t: str, start: int, end: int) -> bool:
             except TokcheckError:
                 return True
     return False
+
+
+# a family and a version with no size: "DeepSeek V5", "Qwen 4", "GLM-6"
+_FAMILY_VERSION = re.compile(rf"(?<![\w.\-])(?:{_FAMILY_NAMES})[\s\-]?[vV]?\d+(?:\.\d+)?(?![\w.]|\s*(?:[bBkK]\b|\d+(?:\.\d+)?\s*[bBmM]\b|x\b|×|\*|gpus?\b|cards?\b|nodes?\b|张|卡|块))", re.I)
+
+
+def _known_version(words: str, models) -> bool:
+    """Whether a family and version ("Qwen3", "Llama 3.1") open a catalog model's name or alias,
+    so the words name a family the catalog has, not a version it lacks ("DeepSeek V5")."""
+    key = re.sub(r"[\s\-_]", "", words.lower())
+    return any(re.sub(r"[\s\-_]", "", n.lower()).startswith(key) for m in models for n in (m.name, *m.aliases))
 
 
 def _unknown_model(t: str, notes: list, unknown: list) -> tuple[str, tuple[int, int]] | None:
@@ -1230,6 +1247,11 @@ def parse_claim(text: str) -> Claim:
                 notes.append(bare[2])
             else:
                 _note_unknown_model(bare[0], notes, unknown)
+    fv = _FAMILY_VERSION.search(t) if mh is None and "model" not in f else None
+    if fv and not _known_version(fv.group(0), models()):
+        # "DeepSeek V5", "Qwen 4": a known family with a version the catalog does not have
+        f["model"] = src["model"] = " ".join(fv.group(0).split())
+        _note_unknown_model(f["model"], notes, unknown)
     if mh is not None:
         f["model"], src["model"] = mh.name, mh.words
         if mh.version:
