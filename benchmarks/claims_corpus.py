@@ -90,8 +90,9 @@ def same(field: str, expert, got) -> bool:
     if field in ("value", "gpu_count", "concurrency", "input_tokens", "output_tokens"):
         return _num_eq(expert, got)
     if field == "engine":
-        # vllm-ascend is vLLM with its Ascend plugin, mlx-lm is MLX's LLM runner: the same engine
-        same_as = {"vllmascend": "vllm", "mlxlm": "mlx"}
+        # vllm-ascend is vLLM with its Ascend plugin, mlx-lm is MLX's LLM runner, rknn-llm is the
+        # repository of the RKLLM runtime, MLC is MLC-LLM, ds4 is ds4.c: the same engine
+        same_as = {"vllmascend": "vllm", "mlxlm": "mlx", "rknnllm": "rkllm", "mlc": "mlcllm", "ds4": "ds4c"}
         return same_as.get(_norm(expert), _norm(expert)) == same_as.get(_norm(got), _norm(got))
     return _norm(expert) == _norm(got)
 

@@ -1937,3 +1937,70 @@ def test_known_misses_after_set_twenty_three():
     assert c.unknown_names[0]["words"] == "DeepSeek V5" and "DeepSeek V3" in c.unknown_names[0]["suggestions"]
     a = analyze_claim(c)
     assert a.verdict == "unknown" and any("did you mean DeepSeek V3" in e for e in a.explanations)
+
+
+def test_set_twenty_four_reader():
+    # a per-user rate's unit before its number, and a dash between two figures is no minus sign
+    c = parse_claim("A user asks how Tenstorrent's Target t/s/u of 38 for Qwen-2.5 7B decode on the n300 card is derived; "
+                    "the compiled bfp8 weights take about 6.4 GB.")
+    assert (c.fields["value"], c.headline.scope, c.fields["precision"]) == (38, "user", "BFP8")
+    c = parse_claim("LLaMA-2-70B-decode on a T3000 (batch 32) runs at 8.5 t/s/u - 272 t/s end-to-end.")
+    assert (c.fields["value"], c.headline.scope) == (8.5, "user")
+    # the time before the first token, in Chinese, and chatglm.cpp as the engine
+    c = parse_claim("用chatglm.cpp 0.26版本运行chatglm2 int4量化版,在intel i7-12700H 16G的机器上生成第一个token前的处理时间约在24~29秒")
+    assert (c.fields["metric"], c.fields["value"], c.fields["engine"]) == ("ttft", [24, 29], "chatglm.cpp")
+    # a figure quoted from elsewhere to measure the result against is not the headline, and measures what it does
+    c = parse_claim("Running Qwen-1.5-1.8B with mllm's QNN NPU backend on a Snapdragon 8 Gen 3, the prefill speed is about "
+                    "170 tokens/s. That is far from the 564 tokens/s shown in the paper.")
+    assert (c.fields["value"], c.fields["metric"], c.fields["engine"]) == (170, "prefill_tok_s", "mllm")
+    assert c.figures[1].metric == "prefill_tok_s" and c.figures[1].why["quoted"]
+    # arrows between two numbers are a change; the better end of the decode change is the headline
+    c = parse_claim("On an M2 Ultra, DeepSeek V4 Flash as an IQ2XXS w2Q2K Q8 imatrix GGUF with ds4-bench: prefill goes "
+                    "411 → 270 t/s and gen 23.2 → 20.4 t/s.")
+    assert [f.value for f in c.figures] == [411, 270, 23.2, 20.4]
+    assert (c.fields["value"], c.fields["precision"], c.fields["engine"]) == (23.2, "IQ2_XXS", "ds4.c")
+    # "优化到了 95": the end of a change written with 了
+    assert parse_claim("在他的 4090 上 fastllm 从 50 token / s 左右优化到了 95 token / s 左右").fields["value"] == 95
+    # chunked prefill is an engine feature, not a time to the first token
+    c = parse_claim("借助 vLLM 的 PagedAttention 和分块 Prefill,A100 集群上平均响应时间从 6.8s 降到 3.2s")
+    assert (c.fields["metric"], c.fields["value"]) == ("e2e_latency", 3.2)
+    # memory written right before the card's name; LMDeploy's generate_token_len; "200 tokens … were generated"
+    assert parse_claim("在32G V100上跑 Llama 2 7B 30 tok/s").fields["gpu"] == "V100 32GB"
+    assert parse_claim("lmdeploy 跑 InternVL2-8B:generate_token_len=155,推理耗时 4s").fields["output_tokens"] == 155
+    assert parse_claim("On one RTX 3090, 200 tokens from a 15-token prompt were generated in 8.11 seconds (24.65 tokens/s)"
+                       ).fields["output_tokens"] == 200
+    # bare numbers listed after a figure, each at its own setting, take its unit (and its concurrency)
+    c = parse_claim("an OpenVINO int4 build gave a generation throughput of 5.28 tokens/s at concurrency 1, 5.30 at 2 and 5.31 at 4.")
+    assert [(f.value, f.concurrency) for f in c.figures] == [(5.28, 1), (5.3, 2), (5.31, 4)]
+    c = parse_claim("On one RTX 3090, Qwen3.6 27B runs 22.1–24.3 tok/s at Q2_K, 20.0–21.6 at Q4_K_M and 14.4–15.5 at Q6_K.")
+    assert [f.value for f in c.figures] == [(22.1, 24.3), (20.0, 21.6), (14.4, 15.5)]
+    # "glm2" is ChatGLM2, not an unknown GLM version
+    assert parse_claim("On a 32GB Jetson Orin, glm2 runs slowly at about 8 tokens per second.").fields["model"] == "ChatGLM2-6B"
+    # FasterTransformer and MLC's container are engines
+    assert parse_claim("在A100上用Int8 + FasterTransformer跑,平均每个token推理时间70ms").fields["engine"] == "FasterTransformer"
+    assert parse_claim("Llama-2-13b-chat-hf-q4f16_1-MLC in the dustynv/mlc:0.1.1 container gives 20.6 tokens/s"
+                       ).fields["engine"] == "MLC-LLM"
+
+
+def test_set_twenty_four_judge():
+    from tokcheck.core.verdict import analyze_claim
+
+    cases = [
+        # Tenstorrent's block float weights: 1 + 1/16 bytes per weight, not the released BF16
+        ("A user asks how Tenstorrent's Target t/s/u of 38 for Qwen-2.5 7B decode on the n300 card is derived; "
+         "the compiled bfp8 weights take about 6.4 GB.", "plausible", "at BFP8"),
+        # a stated layer split with no precision: a file narrow enough for it may be what ran
+        ("某用户用llama.cpp运行DeepSeek-R1,双NVIDIA GeForce RTX 4070 Ti SUPER时推理速度为1.2-1.3 tokens/秒。改用-ngl 13 "
+         "-ts 8,5 -ctk q4_0(13层放到GPU)后达到2.7 tokens/秒。", "plausible", "of the single-stream hard bound"),
+        # a server CPU named with its DDR5 speed: its own channel count, not a desktop's two
+        ("有人用 ktransformers 在 Intel 8470Q、768G DDR5 4800 内存和一张 RTX 3090 上部署 Qwen3-235b:Q4_K_M 时约 10 token/s",
+         "plausible", "of the single-stream hard bound"),
+        # a figure quoted from elsewhere is not judged as one of the run's sizes
+        ("On an Intel Arc A770, ipex-llm gave ~25-30t/s for 1-3b LLMs, ~14-16t/s for 7-8b and ~10t/s for 12-14b, far below "
+         "the 50-60 tokens per second decode advertised on the ipex-llm front page.", "plausible", "of the single-stream hard bound"),
+    ]
+    for text, verdict, said in cases:
+        a = analyze_claim(parse_claim(text))
+        assert a.verdict == verdict and any(said in e for e in a.explanations), (text, a.verdict, a.explanations)
+    a = analyze_claim(parse_claim("有用户在 Intel 8470Q、768G DDR5 4800 内存和一张 RTX 3090 上用 ktransformers 跑 Qwen3-235b Q4_K_M 约 10 token/s"))
+    assert any("8 channels" in e for e in a.explanations)

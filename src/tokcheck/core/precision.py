@@ -13,6 +13,9 @@ Bytes per parameter (the guide's table): FP32 4, FP16/BF16 2, FP8/INT8 1, INT4 0
 - MXFP4 (OCP Microscaling Formats spec v1.0): 4-bit E2M1 values + one 8-bit E8M0 scale per 32
   values → 0.5 + 1/32 = 0.53125 bytes.
 - NVFP4 (NVIDIA Blackwell): 4-bit E2M1 + one FP8 E4M3 scale per 16 values → 0.5 + 1/16 = 0.5625.
+- BFP8 (Tenstorrent's block floating point, BFP8_B): 8-bit elements (sign + 7-bit mantissa)
+  and one 8-bit exponent shared by a block of 16 → 1 + 1/16 = 1.0625 bytes (Tenstorrent's data
+  formats table, https://docs.tenstorrent.com/pybuda/latest/dataformats.html).
 - INT4 (GPTQ / AWQ with the usual group size 128): 4-bit + one 16-bit scale per 128 weights
   → 0.5 + 2/128 = 0.515625 bytes.
 
@@ -90,6 +93,7 @@ _FORMATS = (
     Precision("INT4", 0.5, 0.5 + 2 / 128, False, "GPTQ/AWQ group 128: one 16-bit scale per 128 weights"),
     Precision("MXFP4", 0.5, 0.5 + 1 / 32, False, "OCP MX: one E8M0 scale per 32 values"),
     Precision("NVFP4", 0.5, 0.5 + 1 / 16, False, "one FP8 E4M3 scale per 16 values"),
+    Precision("BFP8", 1, 1 + 1 / 16, False, "Tenstorrent block float: one 8-bit exponent shared by 16 values"),
 )
 
 #: GGUF tensor types that store quantized weights: name → (weights per block, bytes per block),
@@ -224,6 +228,7 @@ ALIASES: dict[str, str] = {
     "4bit": "INT4",
     "mxfp4": "MXFP4", "fp4": "MXFP4", "mxfp4moe": "MXFP4",
     "nvfp4": "NVFP4",
+    "bfp8": "BFP8", "bfp8b": "BFP8",
 }
 
 #: llama.cpp's printed file types (``llama_model_ftype_name`` in ``src/llama-model-loader.cpp``,

@@ -1305,6 +1305,8 @@ def _by_size(claim: Claim, unknown_model: str | None, options: dict) -> ClaimAna
         before = [g for g in named_gpus if g[1] < fig.span[0]]
         if not fig.headline and before and claim.fields.get("gpu") and before[-1][0] != claim.fields["gpu"]:
             continue  # "… the RTX 5090 ~140–190 tok/s on 8B": a figure of another device is not judged on this one
+        if not fig.headline and fig.why.get("quoted"):
+            continue  # "far below the 50-60 tokens per second advertised": quoted from elsewhere, of no size here
         size = _size_of_figure(fig, sizes, text)
         stand = dense_stand_in(size, unknown_model) or moe_stand_in(size) or _weights_of_size(size, claim)
         if stand is None:

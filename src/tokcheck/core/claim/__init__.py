@@ -1151,7 +1151,8 @@ def parse_claim(text: str) -> Claim:
         raise TokcheckError("no speed figure in the claim (expected a number with tok/s, tokens/s, t/s, "
                             "or a TTFT/TPOT in ms or s)")
     for fig in figs:
-        if re.search(r"(?:^|[\s:=(])-\s*$", t[max(0, fig.span[0] - 3):fig.span[0]]):
+        # (a minus sign is glued to its number: "8.5 t/s/u - 272 t/s" is a dash between two figures)
+        if re.search(r"(?:^|[\s:=(])-$", t[max(0, fig.span[0] - 3):fig.span[0]]):
             raise TokcheckError(f"the claimed figure is negative (-{fig.words})")
         if fig.is_rate and fig.high > ABSURD_TOK_S:
             raise TokcheckError(f"{plain(fig.high)} tok/s is beyond any serving system; check the number")
@@ -1250,8 +1251,16 @@ def parse_claim(text: str) -> Claim:
     fv = _FAMILY_VERSION.search(t) if mh is None and "model" not in f else None
     if fv and not _known_version(fv.group(0), models()):
         # "DeepSeek V5", "Qwen 4": a known family with a version the catalog does not have
+        # (but "glm2" is ChatGLM2, the chat model the first GLM versions shipped as)
         f["model"] = src["model"] = " ".join(fv.group(0).split())
-        _note_unknown_model(f["model"], notes, unknown)
+        chat = re.fullmatch(r"glm[\s\-]?([23])", f["model"], re.I)
+        if chat:
+            from tokcheck.core.catalog import find_model
+
+            f["model"] = find_model(f"ChatGLM{chat.group(1)}").name
+            notes.append(f"{src['model']!r} read as {f['model']}")
+        else:
+            _note_unknown_model(f["model"], notes, unknown)
     if mh is not None:
         f["model"], src["model"] = mh.name, mh.words
         if mh.version:

@@ -65,7 +65,7 @@ _SEC = r"(?:s|sec|secs|seconds?|秒)" + _PER_REQ + r"(?![a-z/])(?!\s*内?\s*(?:�
 # power or money, not a speed
 _NOT_EFFICIENCY = r"(?!\s*(?:/|per\s+|每)\s*(?:[tpg]?flops?|tops|watts?|w|kw|\$|usd|dollars?|瓦|美元)(?![a-z]))"
 
-_NUM_BODY = (rf"(?P<num>{NUMBER})(?:\s*(?:~|-|to|至|到)\s*(?P<num2>{NUMBER}))?"
+_NUM_BODY = (rf"(?P<num>{NUMBER})(?:\s*(?:~|->|→|-|to|至|到)\s*(?P<num2>{NUMBER}))?"
              rf"(?:\s*(?P<mult>{MULTIPLIER})(?![a-z]))?\s*(?P<post>\+|多|余)?")
 _FIGURE = re.compile(
     rf"(?<![a-z0-9_.])(?:(?<!/)|(?<=\d/))(?:(?<!\d,)|(?!\d{{3}}(?![\d.])))" + _NUM_BODY
@@ -95,7 +95,7 @@ _SPEED_TOKENS_MORE = re.compile(rf"(?:^|时|，|,|、)\s*(?P<num>{NUMBER})\s*(?:
 
 # Latency words: a bare "8.66 秒" or "35 ms" is a figure only near one of these.
 _LATENCY_WORDS = re.compile(
-    r"ttft|time[\s\-]to[\s\-]first[\s\-](?:token|byte)|first[\s\-]token|首\s*(?:个\s*)?(?:token|字|词|包)|"
+    r"ttft|time[\s\-]to[\s\-]first[\s\-](?:token|byte)|first[\s\-]token|首\s*(?:个\s*)?(?:token|字|词|包)|第一个\s*(?:token|字|词)|"
     r"latency|延迟|时延|响应时间|tpot|\bitl\b|\btbt\b|inter[\s\-]token|time\s+per\s+(?:output\s+)?token|per\s+token|"
     r"每\s*个?\s*token|takes?|took|需要|要|耗时|用时|花了|花费|用了|等了|waited|(?:推理|推论|生成|响应)时间|prefill\w*|预填充|"
     r"返回[^，,。；;]{0,12}回答|完整(?:返回|回答|响应)|完整的?回复|(?:一次|每次|一条)(?:回复|回答|响应|请求)|"
@@ -127,7 +127,7 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
                     r"concurrency\s*(?:of\s*|=\s*)?1(?!\d|,\d{3})" + NOT_RANGE_START + r"|"
                     r"\bc\s*=\s*1(?!\d)|\b1[\s\-]batch\b|one\s+at\s+a\s+time|(?<!tokens\s)per[\s\-](?:request|stream|sequence)|单请求|单并发|单用户|单路|"
                     r"单个请求|单条|单次请求|单线程请求|1\s*并发|并发\s*(?:数\s*)?(?:为\s*)?1(?!\d)" + NOT_RANGE_START),
-        ("user", r"per[\s\-]user|/\s*user|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),
+        ("user", r"per[\s\-]user|/\s*user|(?<=/s)/\s*u\b|each\s+user|every\s+user|per\s+person|每(?:个)?用户|每路|单用户速度"),
         ("gpu", r"per[\s\-](?:gpu|card|accelerator|chip|device|npu|hpu)|(?<![a-z])(?<!cpu)/\s*(?:gpu|card|npu|hpu|chip)\b|(?<=/s)/\s*(?:gpu|card|npu|hpu|chip)\b|each\s+gpu\s+(?:achieves|gets|reaches|delivers|does|serves|processes)|每\s*(?:张|块|颗|顆|个|個)?\s*(?:卡|gpu)|单卡吞吐|\btgs\b"),
         # ("每个节点八台 GPU", "each node with 8 GPUs" describe the layout, not a per-node figure)
         ("node", r"per[\s\-](?:node|server|machine|system|host)|single[\s\-](?:machine|node|server)\s+(?:performance|throughput)|/\s*node\b|each\s+node(?!\s+(?:has|with|of)\s+\d)|"
@@ -185,12 +185,17 @@ _CONCURRENCY_RX = [re.compile(rx, re.I) for rx in (
 _NOT_A_RATE = r"(?!\s*(?:gb|gib|mb|tb|b\b|k\b|m\b|%|x\b|倍|万|千|[/:]|个|字|tokens?|tok\b|layers?|gpus?|cores?|核|ms\b|s\b|秒|seconds?|月|年|日|号))"
 _CONTINUES = re.compile(
     rf"\s*(?:\([^)]{{0,24}}\))?\s*,?\s*(?:(?:and|then|but)\s+)?(?:再|并|又)?(?:(?:further|\w+ing|\w+s|\w+ed)\s+)?"
-    rf"(?:to|into|到|降到|升到|提升到|提高到|翻到|翻倍到|提到|降至|升至|vs\.?|versus|against|compared\s+(?:to|with)|than)\s*(?:about\s+|~|约)?"
+    rf"(?:to|into|到|降到|升到|提升到|提高到|翻到|翻倍到|提到|降至|升至|vs\.?|versus|against|compared\s+(?:to|with)|than|→|->)\s*(?:about\s+|~|约)?"
     rf"(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
 _BARE_SPEED = re.compile(
-    rf"(?P<word>decode|decoding|\btg(?:\d+)?(?!\d)|\bpp(?:\d+)?(?!\d)|generation|prefill|生成|解码|预填充|速度|speed|\w*tps\w*|tok_s\w*|"
+    rf"(?P<word>decode|decoding|\btg(?:\d+)?(?!\d)|\bpp(?:\d+)?(?!\d)|generation|\bgen\b|prefill|生成|解码|预填充|速度|speed|\w*tps\w*|tok_s\w*|"
     rf"tokens_per_second\w*|throughput)\s*(?:速度)?\s*(?:[a-z]+\s+){{0,2}}"
     rf"(?:从|from|约|~|about|为|是|of|at|:)?\s*(?<![\d.])(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
+# A figure's own setting written after it: "at concurrency 1", "with 48 threads", "at Q2_K"
+_SETTING_TAIL = re.compile(r"\s+(?:at|with)\s+(?:concurrency\s+|batch\s+(?:size\s+)?|bs\s*)?[\w.]*\w(?:\s+(?:threads?|users?|requests?|tokens?|streams?))?(?!\w|\.\w)", re.I)
+# … and the bare numbers listed after it, each "at" a setting of its own
+_LISTED_AT = re.compile(rf"\s*(?:[(,;]|\band\b|,\s*and\b)\s*(?:~|about\s+)?(?<![\d.])(?P<num>{NUMBER})(?:\s*[–\-~]\s*(?P<num2>{NUMBER}))?"
+                        r"(?=\s+at\s+(?:concurrency\s+|batch\s+(?:size\s+)?)?[\w.]+)", re.I)
 # Strong decode/prefill words: a bare number right after one is a speed even when other figures
 # have units ("NVFP4 解码 38.65、FP8 为 20.5").
 _BARE_STRONG = re.compile(
@@ -225,7 +230,8 @@ _SETTING_BEFORE = re.compile(r"(?:tokens?|batch(?:[\s_]?size)?|\bbs|并发(?:数
 _UNIT_IN_BRACKETS = re.compile(rf"(?P<what>(?:gen(?:eration)?|decode|prompt|prefill|input|output)?\s*throughput)?\s*"
                                rf"\(\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+second)\s*\)\s*[:：=]\s*(?P<num>{NUMBER})(?![\d.,]?\d)", re.I)
 # "Tokens per second 为 280.7", "tok/s: 54": the unit named, then its number
-_UNIT_THEN_NUMBER = re.compile(rf"(?<![\w/])(?:tokens?\s+per\s+second|tok(?:en)?s?\s*/\s*s(?:ec)?)\s*(?:为|是|:|：|=|\bwas\b|\bis\b)\s*"
+# ("Target t/s/u of 38": a per-user rate's unit, then its number)
+_UNIT_THEN_NUMBER = re.compile(rf"(?<![\w/])(?:tokens?\s+per\s+second|tok(?:en)?s?\s*/\s*s(?:ec)?|t/s(?=/u\b))(?:/u(?:ser)?\b)?\s*(?:为|是|:|：|=|\bwas\b|\bis\b|\bof\b)\s*"
                                rf"(?:约|~|about\s+)?(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
 _EVERY = re.compile(rf"(?:\bone|\ba|\b1)\s+(?:new\s+|output\s+)?token\s+every\s+(?:~|about\s+)?(?P<num>{NUMBER})"
                     rf"(?:\s*(?:-|~|to)\s*(?P<num2>{NUMBER}))?\s*(?P<u>ms|milliseconds?|s|sec|seconds?)(?![a-z])", re.I)
@@ -248,6 +254,13 @@ _SET_AGAINST = re.compile(r"而|whereas|相比|对比|相较", re.I)
 _BOUNDARY = re.compile(SENTENCE_END + "|。")
 # Words that set the figures after them against the one before: "…, versus 361.70 token/s"
 _VERSUS = re.compile(r"\bversus\b|\bvs\.?(?!\w)|compared\s+(?:to|with)|\bagainst\b|相比|对比|相较", re.I)
+# Words that quote a figure from elsewhere to measure a result against ("far from the 564
+# tokens/s shown in the paper", "the 50-60 tokens per second advertised on the front page")
+_REFERENCE_BEFORE = re.compile(r"(?:\bfar\s+(?:from|below)|\bshort\s+of|\bwell\s+below|\bnowhere\s+near)\s+(?:the\s+|their\s+|its\s+)?"
+                               r"(?:(?:official|advertised|published|claimed|reported|expected|quoted)\s+)?(?:~|about\s+)?$", re.I)
+_REFERENCE_AFTER = re.compile(r"[^,.;]{0,24}?\b(?:shown|reported|claimed|advertised|published|quoted|listed)\s+(?:in|on|by)\s+"
+                              r"(?:the\s+|their\s+|its\s+)?(?:[\w\-]+\s+){0,2}(?:paper|docs?|documentation|readme|blog|website|front\s+page|"
+                              r"page|announcement|model\s+card)\b", re.I)
 _SPLIT = re.compile(r",|;|\band\b|\bwith\b|\bwhile\b|\bversus\b|\bvs\.?|\bor\b|\bbut\b|而|和|与|以及|但|对比|相比|→|->")
 _CHANGE_TO = re.compile(r"(?:(?<!up )(?<!up)\bto\b|\binto\b|(?<!达)(?<!能)(?<!可)到|至|降到|降至|提升到|提升至|升到|升至|提高到|翻到|变为|→|->)"
                         r"\s*(?:~|≈|about\s+|around\s+|approximately\s+|约)?\s*$", re.I)
@@ -380,14 +393,17 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             found.append(Figure(value=hi, unit=unit, span=(m.start("num2"), m.end()), words=t[m.start("num2"):m.end()],
                                 qualifier=_qualifier(t, m.start("num2"), m.end("num2"), m.group("post"))))
             continue
-        if hi is not None and re.search(r"(?:\bfrom|从|由)\s*$", t[max(0, m.start() - 8):m.start()], re.I) \
-                and re.search(r"to|到|至", t[m.end("num"):m.start("num2")], re.I):
+        if hi is not None and (re.search(r"(?:\bfrom|从|由)\s*$", t[max(0, m.start() - 8):m.start()], re.I)
+                               and re.search(r"to|到|至", t[m.end("num"):m.start("num2")], re.I)
+                               or re.search(r"→|->", t[m.end("num"):m.start("num2")])):
             # "from 51 to 79 t/s" is a change, not a range: two figures, the second the result
             first = Figure(value=lo, unit=unit, span=(m.start(), m.end("num")), words=t[m.start():m.end("num")],
                            before_change=True)
             found.append(first)
+            # ("峰值为 38.77 -> 74.67 tok/s": the stress word before the change's start is its end's too)
             fig = Figure(value=hi, unit=unit, span=(m.start("num2"), m.end()), words=t[m.start("num2"):m.end()],
-                         qualifier=_qualifier(t, m.start("num2"), m.end("num2"), m.group("post")))
+                         qualifier=_qualifier(t, m.start("num2"), m.end("num2"), m.group("post"))
+                         or (_qualifier(t, m.start(), m.end("num"), None) if re.search(r"→|->", t[m.end("num"):m.start("num2")]) else None))
             found.append(fig)
             continue
         if hi is not None and hi < lo and re.search(r"~|～|到|至", t[m.end("num"):m.start("num2")]):
@@ -536,6 +552,27 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
                 fig.before_change = True
             span = (m.start("num"), m.end("num"))
             found.append(Figure(value=to_float(m.group("num")), unit=fig.unit, span=span, words=t[span[0]:span[1]]))
+    # "5.28 tokens/s at concurrency 1, 5.30 at 2 and 5.31 at 4", "22.1–24.3 tok/s at Q2_K, 20.0–21.6 at
+    # Q4_K_M": bare numbers listed after a figure, each at its own setting, take its unit
+    for fig in sorted(found, key=lambda f: f.span[0]):
+        if not fig.is_rate:
+            continue
+        tail = _SETTING_TAIL.match(masked, fig.span[1])
+        by_concurrency = bool(tail and re.search(r"concurrency|batch|\bbs", tail.group(0), re.I))
+        pos = tail.end() if tail else fig.span[1]
+        while (m := _LISTED_AT.match(masked, pos)) and not any(f.span[0] <= m.start("num") < f.span[1] for f in found):
+            hi = m.group("num2")
+            span = (m.start("num"), m.end("num2") if hi else m.end("num"))
+            lo = to_float(m.group("num"))
+            listed = Figure(value=(lo, to_float(hi)) if hi and to_float(hi) > lo else lo, unit=fig.unit, span=span,
+                            words=t[span[0]:span[1]])
+            tail = _SETTING_TAIL.match(masked, span[1])
+            setting = re.fullmatch(r"\s+at\s+(\d+)", tail.group(0)) if tail else None
+            if by_concurrency and setting:
+                # ("… at concurrency 1, 5.30 at 2": the list's settings are concurrencies too)
+                listed.concurrency, listed.why["concurrency"] = int(setting.group(1)), tail.group(0).strip()
+            found.append(listed)
+            pos = tail.end() if tail else span[1]
     # "… from 1593.237 to 1731.991 tok/sec for Qwen3 30B, and from 1344.136 to 1588.662 for GPT OSS
     # 20B", "从 16.92s 降到 4.67s，Qwen3-14B 从 35.15s 降到 8.66s": a second change of the same
     # quantity in the same sentence, its unit written once or again
@@ -867,8 +904,9 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             around = t[win[0]:f.span[0]] + " " + t[f.span[1]:win[3]]
             f.metric = ("e2e_latency" if re.search(r"/\s*req", f.words, re.I)
                         else "tpot" if re.search(r"tpot|\bitl\b|\btbt\b|\bdecode\s+(?:step|went|latency|time)|decode[\s\-]step|per[\s\-]step\s+(?:latency|time)|每步|(?:一|每)个?\s*step|inter[\s\-]token|(?:2nd|second|next)[\s\-]token\s+latency|time\s+between\s+tokens|per\s+(?:output\s+)?token|token\s*间|每\s*个?\s*token", around, re.I)
-                        else "ttft" if re.search(r"ttft|first|\b1st\b|首|吐出(?:第)?一个", around, re.I)
-                        else "ttft" if re.search(r"prefill\w*|预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", around, re.I)
+                        else "ttft" if re.search(r"ttft|first|\b1st\b|首|吐出(?:第)?一个|第一个\s*(?:token|字|词)", around, re.I)
+                        # ("分块 Prefill", "chunked prefill": an engine feature, not a time to the first token)
+                        else "ttft" if re.search(r"(?<!分块\s)(?<!分块)(?<!chunked\s)prefill\w*|(?<!分块)预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", around, re.I)
                         else "e2e_latency" if re.search(r"e2e|end[\s\-]to[\s\-]end|整句|总时延|整体时延|request\s+latency|完整响应|完整的?回复|(?:一次|每次|一条)(?:回复|回答|响应|请求)|返回[^，,。；]{0,12}回答|完整(?:返回|回答)|"
                                                         r"takes?|took|需要|要|耗时|用时|花了|花费|用了|(?:推理|生成|响应)时间|"
                                                         r"\blatency|延迟|时延", around, re.I)
@@ -990,7 +1028,7 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             continue
         end = next((m.start() for m in _BOUNDARY.finditer(t, a.span[1])), len(t))
         b = next((b for b in figs[i + 1:] if b.unit == a.unit and b.span[0] < end), None)
-        if b is not None and re.search(r"(?:\bto|到|至)\s*(?:~|about\s+|约)?$", t[max(0, b.span[0] - 10):b.span[0]], re.I):
+        if b is not None and re.search(r"(?:\bto|到了?|至)\s*(?:~|about\s+|约)?$", t[max(0, b.span[0] - 10):b.span[0]], re.I):
             a.before_change = True
             a.why["change_to"] = b.words
     _bracketed_change(t, figs)
@@ -1088,6 +1126,18 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             for c in figs[i:]:
                 if c.span[0] < end and c.unit == a.unit:
                     c.why["against"] = a.words
+    for i in range(1, len(figs)):
+        # "… about 170 tokens/s. That is far from the 564 tokens/s shown in the paper": a figure
+        # quoted from elsewhere to measure a result against is no result of the run; with no
+        # metric of its own it measures what the result does
+        a, c = figs[i - 1], figs[i]
+        if c.unit == a.unit and not c.why.get("against") and (
+                _REFERENCE_BEFORE.search(t[max(a.span[1], c.span[0] - 40):c.span[0]])
+                or _REFERENCE_AFTER.match(t, c.span[1])):
+            c.why["against"] = c.why["quoted"] = a.words
+            if (c.metric is None or str(c.why.get("metric", "")).startswith("inferred")) and a.metric:
+                c.metric, c.scope = a.metric, a.scope
+                c.why["metric"] = c.why["scope"] = f"measured against {a.words!r}"
     for f in figs:
         if f.concurrency == 1 and f.scope == "aggregate" and f.is_rate and \
                 not re.search(r"total|aggregate|overall|combined|across|总|合计|整体", str(f.why.get("scope", "")), re.I):

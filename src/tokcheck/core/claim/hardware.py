@@ -233,7 +233,8 @@ def gpu_memory_near(t: str, hit: NameHit) -> Hit | None:
     if m:
         return float(m.group("gb")), hit.start, hit.end
     # "a 512gb m3": the memory written just before the name
-    before = re.search(r"(?<![\d.])(?P<gb>\d{1,3})\s*(?:gb|gib|g(?=\s*的))\s*(?:的\s*)?$", t[max(0, hit.start - 10):hit.start], re.I)
+    # ("在32G V100上": a bare G with the name right after it is the card's memory too)
+    before = re.search(r"(?<![\d.])(?P<gb>\d{1,3})\s*(?:gb|gib|g)\s*(?:的\s*)?$", t[max(0, hit.start - 10):hit.start], re.I)
     if before:
         return float(before.group("gb")), hit.start - (len(t[max(0, hit.start - 10):hit.start]) - before.start()), hit.end
     return None

@@ -25,6 +25,7 @@ _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("NVFP4", r"nvfp4"),
     ("MXFP4", r"mxfp4"),
     ("FP4", r"\bfp4\b|\bfloat4\b|\be2m1\b"),
+    ("BFP8", r"\bbfp8(?:[\-_]?b)?\b"),
     ("FP8", r"\bfp8\b|\bfloat8\b|\be4m3\b|\bw8a8[\s\-_]?fp8\b|\bfp8[\s\-_]?dynamic\b"),
     ("INT8", r"(?<![a-z0-9])q8f(?:16|32)(?:_\d)?(?![a-z0-9])|\bint8\b|\bw8a8\b|\bw8a16\b|\b8[\s\-]?bits?\b|\bbnb[\s\-_]?8bit|\bllm\.int8|8\s*位(?:元|比特)?量化|8\s*比特"),
     ("INT4", r"(?<![a-z0-9])q4f(?:16|32)(?:_\d)?(?![a-z0-9])|\bint4\b|\bauto[\-_]?round\b|\bw4a16\b|\bw4a8(?:kv4|kv8)?\b|\bw4afp8\b|\bw4a8[\-_]?fp8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位(?:元|比特)?量化|4\s*比特"),
@@ -55,7 +56,7 @@ _NO_QUANT = re.compile(r"unquantized|un-quantized|non-quantized|not\s+(?:a\s+)?q
 _QUANT_METHODS = (("AWQ", r"\bawq\b"), ("GPTQ", r"\bgptq\b"), ("AutoRound", r"\bauto[\-_]?round\b"), ("GGUF", r"\bgguf\b"),
                   ("bitsandbytes", r"bitsandbytes|\bbnb\b"), ("EXL2", r"\bexl[23]\b|\d\s*bpw\b"), ("MLX", r"\bmlx[\s\-_]?\d?bit"),
                   ("HQQ", r"\bhqq\b"), ("compressed-tensors", r"compressed[\s\-]tensors"))
-_QUANTIZED = ("FP8", "INT8", "INT4", "INT3", "INT2", "FP4", "NVFP4", "MXFP4")
+_QUANTIZED = ("FP8", "BFP8", "INT8", "INT4", "INT3", "INT2", "FP4", "NVFP4", "MXFP4")
 _KV_CONTEXT = re.compile(r"kv[\s\-_]*(?:cache)?|cache[\s_\-]*(?:type|dtype)|ctk|ctv|-ctk|-ctv|--cache-type", re.I)
 
 
@@ -336,7 +337,8 @@ def _own_mentions(t: str, mentions: list[Hit], near: int | None = None) -> list[
     # "an 81 GiB IQ2XXS/Q2_K/Q8 GGUF": a mixed file, named by its first (largest share) type
     # ("FP8/AWQ 版本" are two files, either of which may have run: those stay)
     gguf_like = [h for h in out if re.match(r"(?:ud-)?i?q\d", t[h[1]:h[2]], re.I)]
-    listed = [h for h in gguf_like if any(o is not h and re.fullmatch(r"\s*/\s*", t[o[2]:h[1]]) for o in gguf_like)]
+    # ("an IQ2XXS w2Q2K Q8 imatrix GGUF": the types listed with spaces)
+    listed = [h for h in gguf_like if any(o is not h and re.fullmatch(r"\s*/\s*|\s+(?:\w{1,6}\s+)?", t[o[2]:h[1]]) for o in gguf_like)]
     if listed and len(listed) < len(out):
         out = [h for h in out if h not in listed]
     drafts = [h for h in out if re.match(r"[\w\s.\-]{0,12}?\bdraft\b", t[h[2]:h[2] + 20], re.I)]
@@ -373,7 +375,7 @@ _ENGINES = (
     ("RKLLM", r"\brkllm\b|\brknn[\-_]llm\b"),
     ("FastDeploy", r"\bfastdeploy\b"),
     ("NInfer", r"\bninfer\b"),
-    ("ds4.c", r"\bds4\.c\b|\bds4(?='s\b|\s+(?:engine|server|backend|binary|runs?|build)\b)"),
+    ("ds4.c", r"\bds4\.c\b|\bds4(?='s\b|\s+(?:engine|server|backend|binary|runs?|build)\b)|\bds4-bench\b"),
     ("llama2.c", r"\bllama2\.c\b"),
     ("FastChat", r"\bfastchat\b"),
     ("TileRT", r"\btilert\b"),
@@ -413,10 +415,14 @@ _ENGINES = (
     ("MindIE", r"\bmindie\b"),
     ("ipex-llm", r"\bipex[\s\-_.]*llm\b"),
     ("DeepSpeed-MII", r"deepspeed[\s\-_]*(?:mii|fastgen)"),
-    ("MLC-LLM", r"\bmlc[\s\-_]*llm\b|\bmlc(?:'s)?[\s\-_]+chat\b"),
+    # ("the dustynv/mlc:0.1.1 container … with the MLC benchmark script")
+    ("MLC-LLM", r"\bmlc[\s\-_]*llm\b|\bmlc(?:'s)?[\s\-_]+chat\b|\bmlc(?=\s+(?:benchmark|container|engine|runtime|serve)\b|:\d)"),
     ("OpenVINO", r"\bopenvino(?:[\s\-_]*genai)?\b"),
     ("Neural Speed", r"\bneural[\s\-_]*speed\b"),
     ("Chitu", r"\bchitu\b|赤兔(?:推理)?引擎|赤兔"),
+    ("mllm", r"\bmllm\b"),
+    ("chatglm.cpp", r"\bchatglm\.cpp\b"),
+    ("FasterTransformer", r"\bfaster[\s\-_]*transformer\b"),
     ("QNN", r"\bqnn\b|qualcomm\s+ai\s+engine\s+direct"),
     ("fastllm", r"\bfastllm\b"),
     ("AirLLM", r"\bairllm\b"),
@@ -616,10 +622,13 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             rf"{_N}\s*(?:output|输出)(?:\s*tokens?)?(?!\s*(?:tok(?:en)?s?|t)\s*/\s*s)(?!\s*(?:tok(?:en)?s?\s+)?(?:per|每))",
             rf"{_N}[\s\-]*tokens?\s+(?:of\s+)?(?:output|generation|generated|decode|decoding)\b",
             rf"{_N}\s*completion\s+tokens?",
-            rf"\bcompletion_tokens\s*[:=]?\s*{_N}",  # an OpenAI-style usage field
+            # "200 tokens from a 15-token prompt were generated in 8.11 seconds"
+            rf"{_N}\s+(?:new\s+)?tokens\b[^.;,]{{0,30}}?\b(?:were|was|got)\s+generated\b",
+            rf"\b(?:completion_tokens|generate_token_len|generated_tokens)\s*[:=]?\s*{_N}",  # an OpenAI-style usage field, LMDeploy's generate_token_len
             rf"{_N}\s+max(?:imum)?\s+(?:new\s+)?tokens\b",  # "a 512-token prompt and 128 max tokens"
             rf"{_N}\s+max_(?:new_)?tokens\b",  # "with 400 max_tokens"
             rf"max_new_tokens?\s*[:=]\s*{_N}",  # "max_new_token=512"
+            rf"--max[\-_]new[\-_]tokens?[\s=]+{_N}",  # "--max-new-tokens 128"
             # "文本生成（1024token）速度": the output length in brackets after the generation word
             rf"(?:生成|输出|generation)\s*[(（]\s*{_N}\s*(?:个)?\s*tokens?\s*[)）]",
             rf"\bdecode\s+seq(?:uence)?(?:[\s_\-]*len(?:gth)?)?\s*[:=]?\s*{_N}",
