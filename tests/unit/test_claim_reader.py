@@ -2004,3 +2004,12 @@ def test_set_twenty_four_judge():
         assert a.verdict == verdict and any(said in e for e in a.explanations), (text, a.verdict, a.explanations)
     a = analyze_claim(parse_claim("有用户在 Intel 8470Q、768G DDR5 4800 内存和一张 RTX 3090 上用 ktransformers 跑 Qwen3-235b Q4_K_M 约 10 token/s"))
     assert any("8 channels" in e for e in a.explanations)
+
+
+def test_a_total_set_against_the_compute_roof_is_not_described_by_batch_one_bandwidth():
+    from tokcheck.core.verdict import analyze_claim
+
+    a = analyze_claim(parse_claim("after converting its parameters to FP8, DeepSeek-V2 on a single node with 8 H800 GPUs "
+                                  "achieves a generation throughput exceeding 50K tokens per second"))
+    roof = next(e for e in a.explanations if "compute roof" in e)
+    assert "a share of the GPUs' peak compute" in roof and "batch 1" not in roof

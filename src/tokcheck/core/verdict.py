@@ -402,10 +402,10 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
     if no_fit is not None:
         return no_fit
 
-    def mbu_text(v, h, what):
+    def mbu_text(v, h, what, band=None):
         u = v / h
         share = f"{u:.0%}" if u >= 0.005 else ("under 0.5%" if u > 0 else "0%")
-        return u, f"{fmt(v)} tok/s is {share} of the {what} ({sig3(h)} tok/s {at} on {where}) — {band_for(u)}"
+        return u, f"{fmt(v)} tok/s is {share} of the {what} ({sig3(h)} tok/s {at} on {where}) — {band or band_for(u)}"
 
     def lower_precision_reaches(v: float, aggregate: bool, spec_stated: bool = False) -> str | None:
         """A narrower format than the released one under which the figure fits the bound (with the
@@ -475,13 +475,18 @@ def _judge_decode(value: float, bd: _Bounds, setup: Setup, claim: Claim, words: 
             return _Judgement("implausible", text, u, "aggregate", bounds)
         if agg_max:
             roof = agg_max.get("compute_tok_s")
+            band = None
             if not output_only and roof:
                 h, what = roof, ("compute roof (2 × active parameters FLOPs per token, prompt tokens included: the "
                                  "figure does not say it counts output tokens only)")
+                # (a share of peak FLOP/s: the batch-1 bandwidth references say nothing of it)
+                band = ("a share of the GPUs' peak compute" if total <= roof * EVIDENCE_MBU else
+                        "above 90 % of the GPUs' peak compute: needs evidence" if total <= roof else
+                        "above the compute roof (more than 100 % of peak FLOP/s)")
             else:
                 h, what = agg_max["hard_tok_s"], (f"highest aggregate bound (a batch of {fmt(agg_max['batch'])} "
                                                    "sequences the memory holds, capped by the compute roof)")
-            u, t = mbu_text(total, h, what)
+            u, t = mbu_text(total, h, what, band)
             text.append(t)
             if u <= EVIDENCE_MBU:
                 return _Judgement("plausible", text, u, "aggregate", bounds)
