@@ -416,7 +416,6 @@ def run_bench(
             **(conditions_extra or {})})
         if slo is not None:
             run.slo = {"spec": slo.spec, "text": slo.text, "source": slo.source}
-        run_dir.write_run(run)
         summary = Summary(run_id=run.run_id, run_dir=str(run_dir.path), levels=[])
         worker: MeasureWorker | None = None
         monitor: ClientMonitor | None = None
@@ -458,6 +457,9 @@ def run_bench(
         # the GIL's 5 ms switch interval), so the switch interval is left as it is
         # (benchmarks/README.md, "Threads of hooks").
         try:  # from here on a Ctrl-C leaves summary.json (interrupted) beside run.json
+            # (run.json is written inside: a Ctrl-C the moment it appears, before this block was
+            # entered, once left it without summary.json)
+            run_dir.write_run(run)
             worker = MeasureWorker(run_dir.requests_path, config.tokenizer)
             monitor = ClientMonitor(other_pids=[worker.pid] if worker.pid else [])
             _call_hooks(hooks, "on_run_start", run_dir.path)
