@@ -181,7 +181,7 @@ def test_models_in_claims(text, model):
 # Qwen1.5-7B / -72B and Mistral Large 2 were added in the eighth round (test_catalog_added_entries_8.py);
 # Mistral Nemo, Falcon-40B / -180B, DBRX and Seed-OSS-36B in the eleventh (test_catalog_added_entries_11.py)
 @pytest.mark.parametrize("name", ["Qwen-7B", "Codestral-22B", "CodeLlama-70B", "Grok-1",
-                                  "Command R+", "Phi-3-medium", "BitNet b1.58 2B4T", "Hunyuan-A13B", "ERNIE-4.5-21B-A3B",
+                                  "Phi-3-medium", "BitNet b1.58 2B4T", "Hunyuan-A13B", "ERNIE-4.5-21B-A3B",
                                   "MiniCPM4-8B"])
 def test_models_left_out_stay_unknown(name):
     with pytest.raises(TokcheckError):

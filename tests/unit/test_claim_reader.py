@@ -2013,3 +2013,28 @@ def test_a_total_set_against_the_compute_roof_is_not_described_by_batch_one_band
                                   "achieves a generation throughput exceeding 50K tokens per second"))
     roof = next(e for e in a.explanations if "compute roof" in e)
     assert "a share of the GPUs' peak compute" in roof and "batch 1" not in roof
+
+
+@pytest.mark.parametrize("text, precision, quantization", [
+    # the headline is the run before the quantization the text names
+    ("有用户用 lmdeploy 将 Internvl2-8B 用 awq 量化成 INT4,对同一个 query 推理:量化前 generate_token_len=155,推理耗时 4s;"
+     "量化后 generate_token_len=134,推理耗时 29s", None, None),
+    # the run after it keeps the type
+    ("Llama 3 8B AWQ INT4 on a 4090: 120 tok/s after quantization, 60 tok/s before.", "INT4", "AWQ"),
+])
+def test_the_run_before_a_quantization_has_not_its_type(text, precision, quantization):
+    c = parse_claim(text)
+    assert (c.fields.get("precision"), c.fields.get("quantization")) == (precision, quantization)
+
+
+@pytest.mark.parametrize("text, count", [
+    # two GPUs compared in a sentence: the headline's is one
+    ("微调后的baichuan2-7B在A10上的推理速度比3090慢1倍左右:3090要1.8s,A10要4.8s。", 1),
+    ("有人反映Qwen-14B-chat推理比7B慢很多(A10,没有flash-attention);另一位用户在A800上遇到同样问题,生成1450字用时507秒。", 1),
+])
+def test_a_gpu_compared_with_another_is_still_one(text, count):
+    assert parse_claim(text).fields.get("gpu_count") == count
+
+
+def test_glm2_and_glm3_are_the_chat_models_by_their_catalog_names():
+    assert parse_claim("glm3 on an RTX 4090 at 40 tok/s").fields["model"] == "ChatGLM3-6B"

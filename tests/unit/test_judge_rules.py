@@ -959,3 +959,28 @@ def test_a_model_named_only_by_its_size_in_chinese_is_judged_at_that_size():
     rather than no model at all."""
     c = parse_claim("即使使用量化后的7B模型，纯CPU推理仍可能达到每秒不到1个token的速度")
     assert analyze_claim(c).verdict == "plausible"
+
+
+def test_latency_with_neither_output_length_nor_gpu_says_no_speed():
+    # no output length and no GPU: 3 s holds many decode steps of a 1.8B model on any current
+    # datacenter GPU, so nothing in it is too fast
+    a = analyze_claim(parse_claim("Qwen1.5-1.8B BF16 推理时间3秒多"))
+    assert a.verdict == "plausible"
+    assert "says no speed" in " ".join(a.explanations)
+
+
+def test_latency_shorter_than_one_step_on_any_setup_is_implausible():
+    # Llama 3.1 405B at BF16 reads ~810 GB per token: even 8 × B200 (8 × 8 TB/s) needs ~13 ms a
+    # step, so 0.5 ms for a whole request cannot be
+    a = analyze_claim(parse_claim("Llama 3.1 405B BF16: end-to-end latency 0.5 ms"))
+    assert a.verdict == "implausible"
+    assert "shorter than one decode step" in " ".join(a.explanations)
+
+
+def test_latency_with_its_output_length_and_no_gpu_looks_past_the_slowest_setups():
+    # 155 tokens in 4 s need 38.75 tok/s; Llama 3.1 8B at BF16 reads ~16 GB a token, so one H100
+    # (3.35 TB/s, ~200 tok/s hard) is far more than twice that: a common setup serves it, though the
+    # few smallest setups that just reach 38.75 tok/s do not reach twice it
+    a = analyze_claim(parse_claim("Llama 3.1 8B in BF16: generate_token_len=155, 推理耗时 4s"))
+    assert a.verdict == "plausible"
+    assert "twice that or more" in a.explanations[0]

@@ -1388,6 +1388,14 @@ def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, 
     ex = result.explanations
     metric = f.get("metric")
     latency_rate = _latency_as_rate(claim) if metric == "e2e_latency" else None
+    if metric == "e2e_latency" and latency_rate is None and not f.get("output_tokens") and readings:
+        # "推理时间 3 秒多" with no output length and no GPU: the latency says no speed, so it is
+        # too fast only if one decode step on the fastest common setup does not fit in it
+        j = _latency_without_length_no_gpu(claim, readings, context)
+        if j is not None:
+            result.verdict = j.verdict
+            ex.extend(j.text)
+            return _finish_bad(result, bad)
     if (rate is None or metric in ("ttft", "prefill_tok_s", "e2e_latency")) and latency_rate is None:
         ex.append(_NEEDS_A_GPU)
         return result
@@ -1414,8 +1422,11 @@ def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, 
         # reaching twice that speed makes the latency plausible
         need, out, secs = latency_rate
         req = requirements_for(r0.model, list(readings), need, context, per_stream=True)
-        # (twice the speed, so that the prompt may have taken up to half of the time)
-        small = [x for p in req["by_precision"] for x in p["setups"] if x["count"] <= 8 and x["hard_tok_s"] >= 2 * need]
+        # (twice the speed, so that the prompt may have taken up to half of the time; looked for
+        # among all the setups, not only the smallest few that reach the speed itself)
+        every = requirements_for(r0.model, list(readings), need, context, per_stream=True, limit=1000)
+        small = [x for p in every["by_precision"] for x in p["setups"] if x["count"] <= 8 and x["hard_tok_s"] >= 2 * need]
+        small.sort(key=lambda x: (x["count"], x["hard_tok_s"]))
         if not small:
             ex.append(_NEEDS_A_GPU)
             return result
@@ -1526,6 +1537,34 @@ def _latency_as_rate(claim: Claim) -> tuple[float, float, float] | None:
     if not out or not secs or secs <= 0:
         return None
     return float(out) / secs, float(out), secs
+
+
+def _latency_without_length_no_gpu(claim: Claim, readings: list[Reading], context: int) -> _Judgement | None:
+    """An end-to-end latency with neither its output length nor a GPU stated: plausible where one
+    decode step fits in it on some common setup (``requirements_for`` at one token in that time),
+    as the same latency is judged against a named GPU; None where the value is not a latency."""
+    f = claim.fields
+    value, unit = f.get("value"), f.get("unit")
+    if value is None or unit not in ("s", "ms"):
+        return None
+    v = max(value) if isinstance(value, (list, tuple)) else value
+    secs = v / 1000.0 if unit == "ms" else float(v)
+    if secs <= 0:
+        return None
+    req = requirements_for(readings[0].model, list(readings), 1.0 / secs, context, per_stream=True, limit=1000)
+    setups = [s for p in req["by_precision"] for s in p["setups"]]
+    if not setups:
+        held = requirements_for(readings[0].model, list(readings), 0.0, context, per_stream=True, limit=1000)
+        if not any(p["setups"] for p in held["by_precision"]):
+            return None  # no catalog setup of up to 8 GPUs holds the weights: nothing to judge against
+        return _Judgement("implausible", [
+            f"{fmt(v)} {unit} is shorter than one decode step on any catalog setup of up to 8 GPUs that holds "
+            f"the weights at {readings[0].label}"])
+    s = max(setups, key=lambda x: x["hard_tok_s"])  # the fastest, which fits the most tokens
+    return _Judgement("plausible", [
+        f"an end-to-end latency without its output length says no speed, and no GPU is named: "
+        f"{s['count']}× {s['gpu']} ({sig3(s['hard_tok_s'])} tok/s hard at {readings[0].label}) fits "
+        f"{fmt(math.floor(secs * s['hard_tok_s']))} output tokens in {fmt(v)} {unit}, so nothing in it is too fast"])
 
 
 def _finish_bad(result: ClaimAnalysis, bad: list[dict]) -> ClaimAnalysis:

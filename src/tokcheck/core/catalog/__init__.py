@@ -185,6 +185,8 @@ def find_model(name: str) -> ModelSpec:
         TokcheckError: unknown or ambiguous name, a name whose size is not the matched model's, or
             a tier the model is not known by (one line, with the nearest names).
     """
+    # a "+" glued to a name is "Plus" ("Command R+"): name keys drop it, which would make it another model
+    name = re.sub(r"(?<=[A-Za-z0-9])\+(?![A-Za-z0-9])", " Plus", name)
     specs = models()
     spec = match_name("model", name, [(s.name, s.aliases, s) for s in specs])
     known = " ".join((spec.name, *spec.aliases)).lower()
@@ -300,9 +302,10 @@ MODEL_TYPE_DEFAULTS: dict[str, dict] = {
 
 
 #: Model types whose MLP is two matrices (up, down) with a plain GELU/ReLU, not a gated
-#: SwiGLU/GeGLU of three (transformers' OPT, GPT-2, GPT-NeoX, Falcon, BLOOM, Phi-1/2, GPT-J).
+#: SwiGLU/GeGLU of three (transformers' OPT, GPT-2, GPT-NeoX, Falcon, BLOOM, Phi-1/2, GPT-J; CodeGen and
+#: MOSS, its fine-tune, whose MossMLP is fc_in / fc_out; the first CodeGeeX's Megatron MLP).
 _PLAIN_MLP_TYPES = ("opt", "gpt2", "gpt_neox", "falcon", "RefinedWeb", "RefinedWebModel", "bloom", "phi", "gptj",
-                    "gpt_bigcode")
+                    "gpt_bigcode", "codegen", "moss", "codegeex")
 
 
 def _text_config(cfg: dict) -> dict:

@@ -821,6 +821,26 @@ def _gpu_hits(t: str, gpus, systems, model_spans: list[tuple[int, int]], notes: 
 _DGX_GENERATIONS = {"blackwell": "DGX B200", "hopper": "DGX H100", "ampere": "DGX A100 640GB"}
 _DGX_BY_GENERATION = re.compile(r"\b[DH]GX\s*(?:系统|系統|system|server|服务器|伺服器)?\s*[(（]?\s*(?:8\s*[×x\*]\s*)?"
                                 r"(?:nvidia\s+)?(?P<gen>blackwell|hopper|ampere)(?![\w\-])(?!\s*ultra)", re.I)
+# two GPUs written as a list or alternatives ("A100/H100", "4090 或 3090", "3090, 4090 and 5090"):
+# how many of each ran is not said
+# (a bare model number between them is one more of the list: "RTX 3060/4070/4090")
+_LISTED = re.compile(r"(?:\s*(?:\(?\s*\d+\s*gb\s*\)?\s*)?(?:/|,|，|、|\+|&|or|and|plus|或|或者|和|与|及|以及)\s*(?:(?:an?|the)\s+)?"
+                     r"(?:(?:nvidia|geforce|rtx|amd|radeon|intel)\s+)*(?:\d{3,4}\s*(?:ti|super|xtx|xt)?(?=\s*[/,，、+&或和与及]))?)+",
+                     re.I)
+
+
+def _listed_with_another(t: str, h, own: list) -> bool:
+    """Whether another GPU is written next to ``h`` as one of a list or alternatives (then a
+    singular name says no count); one compared in a sentence ("A10 比 3090 慢") does not stop it."""
+    for o in own:
+        if o.name == h.name or abs(o.start - h.start) >= 40:
+            continue
+        between = t[o.end:h.start] if o.start < h.start else t[h.end:o.start]
+        if _LISTED.fullmatch(between):
+            return True
+    return False
+
+
 _JOINED = re.compile(r"\s*(?:\(\s*\d+\s*gb\s*\)\s*)?(?:\d+\s*gb\s*)?(?:,|\+|plus|and|with|和|加|与|及)\s*(?:and\s+)?"
                      r"(?:(?:a|an|one|two|three|four|five|six|eight|\d+)\s*(?:x\s*)?)?(?:used\s+)?(?:nvidia\s+|geforce\s+|rtx\s+)?", re.I)
 
@@ -852,9 +872,10 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
         elif c and isinstance(c[0], int) and 1 < c[0] < 64:
             f["gpu_count"] = sysrow["count"] * c[0]
             src["gpu_count"] = t[c[1]:h.end]
-        inner = re.match(r"\s*(?:服务器|server)?\s*[(（]\s*(?P<n>\d{1,2})\s*(?:×|x|\*|张|块)\s*", t[h.end:h.end + 24], re.I)
+        inner = re.match(r"\s*(?:服务器|server)?\s*[(（]\s*(?P<n>\d{1,2})\s*(?:×|x|\*|张|块)\s*(?!\d)", t[h.end:h.end + 24], re.I)
         if inner and 1 <= int(inner.group("n")) < sysrow["count"]:
             # "Atlas 800T A2 服务器(4×昇腾 910B NPU …)": the cards the run had, written with the system
+            # (not a mesh's shape: "a T3000 (2x4 mesh of Wormhole chips)" is all eight)
             f["gpu_count"], src["gpu_count"] = int(inner.group("n")), t[h.start:h.end + inner.end()]
         _subset_count(t, h, f, src)
         return
@@ -893,7 +914,7 @@ def _choose_gpu(t: str, sys_hits, own, systems, head_start: int, f: dict, src: d
         if machines:
             # "two machines with 8 Ascend 910B-64GB each": the count is per machine
             f["gpu_count"], src["gpu_count"] = c[0] * machines[0], t[machines[1]:machines[2]]
-    elif not plural_after(t, h) and not count_range_before(t, h.start) and not any(o.name != h.name for o in own if abs(o.start - h.start) < 40) \
+    elif not plural_after(t, h) and not count_range_before(t, h.start) and not _listed_with_another(t, h, own) \
             and not re.search(r"(?:\d+|[两双多几三四八])\s*台\s*$", t[max(0, h.start - 6):h.start]) \
             and not any(re.match(r"\s*(?:[a-z]+\s+)?(?:集群|cluster|机器|节点|服务器|nodes?|servers?|racks?|pods?|台)",
                                  t[o.end:o.end + 20], re.I) for o in own if o.name == h.name) \
@@ -1251,16 +1272,8 @@ def parse_claim(text: str) -> Claim:
     fv = _FAMILY_VERSION.search(t) if mh is None and "model" not in f else None
     if fv and not _known_version(fv.group(0), models()):
         # "DeepSeek V5", "Qwen 4": a known family with a version the catalog does not have
-        # (but "glm2" is ChatGLM2, the chat model the first GLM versions shipped as)
         f["model"] = src["model"] = " ".join(fv.group(0).split())
-        chat = re.fullmatch(r"glm[\s\-]?([23])", f["model"], re.I)
-        if chat:
-            from tokcheck.core.catalog import find_model
-
-            f["model"] = find_model(f"ChatGLM{chat.group(1)}").name
-            notes.append(f"{src['model']!r} read as {f['model']}")
-        else:
-            _note_unknown_model(f["model"], notes, unknown)
+        _note_unknown_model(f["model"], notes, unknown)
     if mh is not None:
         f["model"], src["model"] = mh.name, mh.words
         if mh.version:

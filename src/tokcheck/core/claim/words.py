@@ -169,6 +169,8 @@ def _gguf_name(q: str) -> str:
 #: A bare "Q8" / "Q6" … as people write llama.cpp quantizations: read as the usual type of that
 #: width (Q8_0, Q6_K, the K-quant mediums); a bare "Q4" stays a 4-bit claim (INT4), since
 #: Q4_0, Q4_K_S and Q4_K_M are all common.
+# the run before a quantization ("量化前", "before quantization", "pre-quantization")
+_BEFORE_QUANT = re.compile(r"量化前|量化之前|before\s+(?:the\s+)?quantiz\w*|pre-?quantiz\w*", re.I)
 _BARE_Q = {"2": "Q2_K", "3": "Q3_K_M", "4": "INT4", "5": "Q5_K_M", "6": "Q6_K", "8": "Q8_0"}
 
 
@@ -255,12 +257,21 @@ def precision_words(t: str, near: int | None = None, figures: list[tuple[int, in
                 min(alt[2], pick[2]) <= f[0] < max(alt[1], pick[1]) for f in figures or ())):
             # ("满血" names the whole model more than its width: "满血 DeepSeek-R1 … B200 采用 FP4 精度")
             pick = alt  # "unquantized … 3413 tok/s … 3708 for FP16": FP16 is the other figure's
+    if pick is not None and near is not None and pick[2] <= near and _BEFORE_QUANT.search(t[pick[2]:near][-40:]):
+        # "用 awq 量化成 INT4 … 量化前 … 推理耗时 4s；量化后 … 29s": the headline is the run before
+        # the quantization the text names, so that type is not its precision
+        pick = None
+        methods_before = True
+    else:
+        methods_before = False
     if pick is not None:
         out["precision"] = pick
         if pick in gguf:
             out["quantization"] = ("GGUF", pick[1], pick[2])
     neg = _NO_QUANT.search(t)
-    if neg:
+    if methods_before:
+        pass
+    elif neg:
         out["quantization"] = ("none", neg.start(), neg.end())
     elif "quantization" not in out:
         methods = []
