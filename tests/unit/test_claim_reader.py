@@ -1911,8 +1911,13 @@ def test_set_twenty_three_judge():
         ("LLaMA 13B in full precision on one A100 80GB served 128 requests at 1724 tok/s total with 256 concurrent requests",
          "needs_explanation", "if the requests were short"),
         # weights streamed from an SSD into unified memory: slower, never faster, than the memory's bound
+        # (a 4-bit file keeps the shipped FP4 experts, 152 GB, and does not fit 128 GB; a Q2 file's
+        # 2-bit experts, ~93 GB, fit, and its figure is judged against the memory alone)
+        ("On a Strix Halo box (AI MAX+ 395, 128 GB unified RAM) running the DeepSeek-V4.1-Flash Q4_K_M GGUF with SSD "
+         "streaming (96 GB of experts on a 3x NVMe RAID-0), decode ran at ~9–10 t/s.", "plausible",
+         "streams the rest from storage"),
         ("On a Strix Halo box (AI MAX+ 395, 128 GB unified RAM) running the DeepSeek-V4.1-Flash Q2 GGUF with SSD streaming "
-         "(96 GB of experts on a 3x NVMe RAID-0), decode ran at ~9–10 t/s.", "plausible", "streams the rest from storage"),
+         "(96 GB of experts on a 3x NVMe RAID-0), decode ran at ~9–10 t/s.", "plausible", "of the single-stream hard bound"),
         # a change's start's time per token is not the headline's
         ("SGLang on 8×H200 (TP8) for DeepSeek-V4.1-Flash: BS1 decode rising from 68.3 tok/s (ITL 14.62 ms) on the upstream "
          "base to 118.3 tok/s (ITL 8.45 ms).", "plausible", "of the single-stream hard bound"),
@@ -2038,3 +2043,55 @@ def test_a_gpu_compared_with_another_is_still_one(text, count):
 
 def test_glm2_and_glm3_are_the_chat_models_by_their_catalog_names():
     assert parse_claim("glm3 on an RTX 4090 at 40 tok/s").fields["model"] == "ChatGLM3-6B"
+
+
+def test_twenty_fifth_set_wordings():
+    # "8ish": an approximate number
+    c = parse_claim("A pull request adding Mixtral to the MLX examples says it runs on an M2 Ultra at about 8ish tokens per second.")
+    assert (c.fields["value"], c.headline.qualifier, c.fields["model"]) == (8.0, "approx", "Mixtral 8x7B")
+    # a log's key and value; "--enable_fp8" is the weights' format
+    c = parse_claim("TensorRT-LLM's benchmark.py for LLaMA 7b on an H100-SXM with --enable_fp8, batch size 64 gave "
+                    "tokens_per_sec 1857.9 at a latency of 4409.291 ms.")
+    assert (c.fields["value"], c.fields["precision"]) == (1857.9, "FP8")
+    # vllm bench's peak output rate: stressed, and all requests' together
+    c = parse_claim("vllm bench 结果 output_throughput 为 124.58 tok/s,max_output_tokens_per_s 为 308.0,平均 TPOT 34.43 ms。")
+    assert (c.fields["value"], c.fields["metric"]) == (308.0, "aggregate_throughput")
+    # the two phases' lengths are no speeds, and a batch after a number is a setting
+    c = parse_claim("TP=16 · PP=4,prefill 4096 / decode 1024、batch 64、最大并发 256,结果 Decode 2400 tok/s、TTFT p50 380 ms")
+    assert (c.fields["value"], c.fields["input_tokens"], c.fields["output_tokens"]) == (2400.0, 4096, 1024)
+    assert [f.value for f in c.figures if f.unit == "tok/s"] == [2400.0]
+    # FTL is the time to the first token; another person's figure after a reply is no change of the first
+    c = parse_claim("qwen2.5-0.5b 在 SE7 上以 int4 运行,实测 FTL:0.207s,TPS:19.517 token/s。工程师回复这不正常,他能跑到 43token/s。")
+    assert c.fields["value"] == 19.517 and any(f.metric == "ttft" and f.value == 0.207 for f in c.figures)
+    # "单步推理体感约8s": a step's latency
+    c = parse_claim("有用户在两张V100上部署CogAgent-9B(bfloat16),单步推理体感约8s,批量实测平均13s。")
+    assert (c.fields["value"], c.fields["metric"]) == (8.0, "e2e_latency")
+    # "~400 tokens" generated
+    assert parse_claim("Serving Mixtral with vLLM, a user saw only ~10-11 TPS while generating ~400 tokens.").fields["output_tokens"] == 400
+
+
+@pytest.mark.parametrize("text, engine", [
+    ("A candle-vllm pull request runs QwQ-32B Q4_K_M at a decoding speed of 36 tokens/s on A100.", "candle-vllm"),
+    ("Llama3 8b on a Qualcomm Cloud AI 100 with efficient-transformers release/1.15 gave 6 token/s.", "efficient-transformers"),
+    ("A Jan user says its Token Speed is 10.0t/s on a Mac mini with M1.", "Jan"),
+    ("Atomic Chat新加入的MTP使稠密的Qwen 3.6 27B从51提升至117 tokens/s。", "Atomic Chat"),
+])
+def test_engines_of_the_twenty_fifth_set(text, engine):
+    assert parse_claim(text).fields["engine"] == engine
+
+
+def test_twenty_fifth_set_precision_models_and_counts():
+    assert parse_claim("Qwen3-32B-DFloat11 on an A800 80GB decoded 1024 tokens at 0.60 tokens per second.").fields["precision"] == "DFloat11"
+    assert parse_claim("淬火行动的 Qwen3-32B-W4A4 测试:总 token 吞吐 1112.58 tok/s").fields["precision"] == "INT4"
+    # llama-bench's architecture label is not the model named
+    c = parse_claim("On an M2 Ultra with llama.cpp, Qwen 3 Coder 30B-A3B as qwen3moe 30B.A3B Q8_0 reached 76.31 t/s at tg128.")
+    assert c.fields["model"] == "Qwen3-Coder-30B-A3B"
+    # a family with a version the catalog lacks keeps its tier words
+    assert parse_claim("Running Qwen3.8-Flash-Next on 4xA100, generation: 54.2 tokens/s").fields["model"] == "Qwen3.8-Flash-Next"
+    # "不用MTP": no speculative decoding, though another model in the text used it
+    c = parse_claim("4张H20上用vLLM离线推理QWEN3-30B-A3B(不用MTP),生成吞吐为4024.44 tokens/s,比开了MTP的GLM快一倍多。")
+    assert c.fields.get("speculative_decoding") is False
+    # a run across a node's GPUs names one GPU but not how many
+    c = parse_claim("Deploying DeepSeek-R1 on H20-96G with SGLang (DP attention, TP and EP across the node), gen throughput "
+                    "of 693.45 token/s on different ranks with 32 running requests.")
+    assert c.fields["gpu"] == "H20" and "gpu_count" not in c.fields

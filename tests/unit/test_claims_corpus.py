@@ -73,7 +73,7 @@ def test_figures_found_hold_their_floor(result):
                                   "heldout13.jsonl", "heldout14.jsonl", "heldout15.jsonl", "heldout16.jsonl",
                                   "heldout17.jsonl", "heldout18.jsonl", "heldout19.jsonl",
                                   "heldout20.jsonl", "heldout21.jsonl",
-                                  "heldout22.jsonl", "heldout23.jsonl", "heldout24.jsonl"])
+                                  "heldout22.jsonl", "heldout23.jsonl", "heldout24.jsonl", "heldout25.jsonl"])
 def test_the_sets_kept_aside_are_well_formed_and_new(name):
     """The sets kept aside are read by the same benchmark, so each line must be a complete answer
     (one headline figure, matching the fields' value and unit), and none may repeat a corpus

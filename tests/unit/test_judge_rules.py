@@ -984,3 +984,26 @@ def test_latency_with_its_output_length_and_no_gpu_looks_past_the_slowest_setups
     a = analyze_claim(parse_claim("Llama 3.1 8B in BF16: generate_token_len=155, 推理耗时 4s"))
     assert a.verdict == "plausible"
     assert "twice that or more" in a.explanations[0]
+
+
+def test_a_gguf_narrower_than_fp4_narrows_the_shipped_fp4_experts():
+    # DeepSeek V4 Flash ships FP4 experts (~149 GB); an IQ2_XXS file of it is ~73 GB and fits a
+    # 128 GB M1 Ultra (gpt-oss, whose GGUFs keep MXFP4 experts whatever the type, is not this)
+    a = analyze_claim(parse_claim("ds4 on a Mac Studio M1 Ultra with 128 GB, the DeepSeek-V4-Flash IQ2XXS-w2Q2K GGUF, "
+                                  "23.54 t/s steady generation"))
+    assert a.verdict == "plausible"
+    assert not any("keeps the shipped MXFP4 experts" in n for n in a.notes)
+    g = analyze_claim(parse_claim("gpt-oss-120b Q2_K GGUF on an RTX 4090 at 15 tok/s"))
+    assert any("keeps the shipped MXFP4 experts" in n for n in g.notes)
+
+
+def test_an_offline_batch_with_mtp_is_a_total_not_one_stream():
+    a = analyze_claim(parse_claim("在4张H20上用vLLM(tensor_parallel_size=4,开启MTP推测解码)离线推理Qwen3-30B-A3B:"
+                                  "平均吞吐为264233 tokens / 157.79s = 1674.58 tokens/s"))
+    assert a.verdict == "plausible"
+
+
+def test_a_card_stated_with_more_memory_than_the_catalog_knows_is_said_not_judged():
+    a = analyze_claim(parse_claim("同一台4张H20-156G机器、用vLLM离线推理Qwen3-30B-A3B,生成吞吐为4024.44 tokens/s"))
+    assert a.verdict == "plausible"
+    assert any("has 96 GB, not 156 GB" in e for e in a.explanations)

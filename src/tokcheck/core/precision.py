@@ -16,6 +16,9 @@ Bytes per parameter (the guide's table): FP32 4, FP16/BF16 2, FP8/INT8 1, INT4 0
 - BFP8 (Tenstorrent's block floating point, BFP8_B): 8-bit elements (sign + 7-bit mantissa)
   and one 8-bit exponent shared by a block of 16 → 1 + 1/16 = 1.0625 bytes (Tenstorrent's data
   formats table, https://docs.tenstorrent.com/pybuda/latest/dataformats.html).
+- DFloat11 (dynamic-length float): BF16 weights with their exponents Huffman-coded, lossless,
+  about 70 % of BF16's size, decompressed on the GPU as they are read → ~1.4 bytes (the paper
+  "70% Size, 100% Accuracy", arXiv 2504.11651; its model cards give e.g. 29.21 GB → 19.89 GB).
 - INT4 (GPTQ / AWQ with the usual group size 128): 4-bit + one 16-bit scale per 128 weights
   → 0.5 + 2/128 = 0.515625 bytes.
 
@@ -94,6 +97,8 @@ _FORMATS = (
     Precision("MXFP4", 0.5, 0.5 + 1 / 32, False, "OCP MX: one E8M0 scale per 32 values"),
     Precision("NVFP4", 0.5, 0.5 + 1 / 16, False, "one FP8 E4M3 scale per 16 values"),
     Precision("BFP8", 1, 1 + 1 / 16, False, "Tenstorrent block float: one 8-bit exponent shared by 16 values"),
+    Precision("DFloat11", 2, 1.4, False, "lossless BF16 with Huffman-coded exponents: ~70 % of BF16's bytes, "
+                                         "decompressed on the GPU"),
 )
 
 #: GGUF tensor types that store quantized weights: name → (weights per block, bytes per block),
@@ -224,11 +229,11 @@ ALIASES: dict[str, str] = {
     "float8e4m3fn": "FP8", "f8e4m3": "FP8", "e5m2": "FP8", "fp8e5m2": "FP8", "float8e5m2": "FP8",
     "f8e5m2": "FP8",
     "int8": "INT8", "w8": "INT8", "w8a8": "INT8", "w8a16": "INT8", "q8": "INT8", "8bit": "INT8",
-    "int4": "INT4", "w4": "INT4", "w4a16": "INT4", "awq": "INT4", "gptq": "INT4", "q4": "INT4",
+    "int4": "INT4", "w4": "INT4", "w4a16": "INT4", "w4a4": "INT4", "awq": "INT4", "gptq": "INT4", "q4": "INT4",
     "4bit": "INT4",
     "mxfp4": "MXFP4", "fp4": "MXFP4", "mxfp4moe": "MXFP4",
     "nvfp4": "NVFP4",
-    "bfp8": "BFP8", "bfp8b": "BFP8",
+    "bfp8": "BFP8", "bfp8b": "BFP8", "dfloat11": "DFloat11", "df11": "DFloat11",
 }
 
 #: llama.cpp's printed file types (``llama_model_ftype_name`` in ``src/llama-model-loader.cpp``,

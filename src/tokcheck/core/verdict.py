@@ -1131,6 +1131,11 @@ def _e2e_beside(claim: Claim, bd: _Bounds) -> list[dict]:
     return found
 
 
+# an offline run over a whole dataset: its throughput is the batch's total, with or without a draft
+_OFFLINE_BATCH = re.compile(r"离线推理|离线批量|批量推理|offline\s+(?:batch(?:ed)?\s+)?(?:inference|generation|run|benchmark)|"
+                            r"\bLLM\.generate\b|batch(?:ed)?\s+inference", re.I)
+
+
 def _stated_scope(head) -> str | None:
     """The headline's scope when its words state one; a scope the reader inferred, or took from
     the metric alone ("generation speed" says nothing about how many requests ran), is not."""
@@ -1162,7 +1167,8 @@ def _judge_one(claim: Claim, bd: _Bounds, setup: Setup, words: Words, context: i
     concurrency = f.get("concurrency")
     # speculative decoding speeds up one stream (a latency technique run at low batch): a
     # "throughput" quoted for it, with no concurrency, is one stream's speed
-    spec_stream = spec is True and not concurrency and metric == "aggregate_throughput" and (
+    spec_stream = spec is True and not concurrency and metric == "aggregate_throughput" \
+        and not _OFFLINE_BATCH.search(claim.text or "") and (
         scope is None or re.fullmatch(r"\s*(?:throughput|吞吐量?)?\s*", str(head.why.get("scope", "")) if head else "",
                                       re.I) is not None)
     if spec_stream:

@@ -312,6 +312,11 @@ _OTHER_MODEL_AFTER = re.compile(r"(?:[\-_]|\s(?=[A-Z]))(?:OCR|Coder|VL|Math|Prov
                                 r"mtp|eagle\d?|draft)(?![A-Za-z])", re.I)
 
 
+# llama-bench's model column: the GGUF architecture and size ("qwen3moe 30B.A3B", "qwen2 7B")
+_GGUF_ARCH_LABEL = re.compile(r"(?:qwen\d*(?:moe|next)?|llama\d?|gemma\d*|deepseek\d*|glm4(?:moe)?|phi\d|mistral\d?|"
+                              r"gpt-?oss|olmoe?|granite(?:moe)?)\s+\d+(?:\.\d+)?B(?:\.A\d+(?:\.\d+)?B)?")
+
+
 def _model_hits(t: str, models) -> list[_ModelHit]:
     """Every model the text names, in text order: Hugging Face ids and Ollama tags resolved
     through the catalog, catalog names and aliases, a family with its size written apart
@@ -437,6 +442,15 @@ def _model_hits(t: str, models) -> list[_ModelHit]:
         if m:
             hits.append(_ModelHit("DeepSeek V3", m.start(), m.end(), m.group(0),
                                   note="'DeepSeek' with no version read as DeepSeek-V3 (the 671B model the name usually means)"))
+    # "服务 Llama、Mixtral 等开源模型": a family named without its size in a list of examples is none
+    hits = [h for h in hits if re.search(r"\d", h.words) or not re.match(r"\s*(?:等|,?\s*etc\b|and\s+(?:other|similar)\b)",
+                                                                            t[h.end:h.end + 12], re.I)]
+    arch = [h for h in hits if _GGUF_ARCH_LABEL.fullmatch(h.words)
+            and re.match(r"\s+(?:I?Q\d|F16|BF16|F32|MXFP4|TQ\d)", t[h.end:h.end + 10], re.I)]
+    if arch and len(arch) < len(hits):
+        # "Qwen 3 Coder 30B-A3B as qwen3moe 30B.A3B Q8_0": llama-bench's architecture label names
+        # the same file generically; the model named is the one that ran
+        hits = [h for h in hits if h not in arch]
     return sorted(hits, key=lambda h: h.start)
 
 
@@ -466,7 +480,8 @@ def _inside_other_model(t: str, start: int, end: int) -> bool:
 
 
 # a family and a version with no size: "DeepSeek V5", "Qwen 4", "GLM-6"
-_FAMILY_VERSION = re.compile(rf"(?<![\w.\-])(?:{_FAMILY_NAMES})[\s\-]?[vV]?\d+(?:\.\d+)?(?![\w.]|\s*(?:[bBkK]\b|\d+(?:\.\d+)?\s*[bBmM]\b|x\b|×|\*|gpus?\b|cards?\b|nodes?\b|张|卡|块))", re.I)
+_FAMILY_VERSION = re.compile(rf"(?<![\w.\-])(?:{_FAMILY_NAMES})[\s\-]?[vV]?\d+(?:\.\d+)?"
+                             r"(?:[\s\-](?:flash|next|max|plus|turbo|mini|lite|pro|air|omni|coder)(?![\w.]))*(?![\w.]|\s*(?:[bBkK]\b|\d+(?:\.\d+)?\s*[bBmM]\b|x\b|×|\*|gpus?\b|cards?\b|nodes?\b|张|卡|块))", re.I)
 
 
 def _known_version(words: str, models) -> bool:
@@ -821,6 +836,11 @@ def _gpu_hits(t: str, gpus, systems, model_spans: list[tuple[int, int]], notes: 
 _DGX_GENERATIONS = {"blackwell": "DGX B200", "hopper": "DGX H100", "ampere": "DGX A100 640GB"}
 _DGX_BY_GENERATION = re.compile(r"\b[DH]GX\s*(?:系统|系統|system|server|服务器|伺服器)?\s*[(（]?\s*(?:8\s*[×x\*]\s*)?"
                                 r"(?:nvidia\s+)?(?P<gen>blackwell|hopper|ampere)(?![\w\-])(?!\s*ultra)", re.I)
+# words that put a run on several GPUs without counting them
+_SEVERAL_GPUS = re.compile(r"\bacross\s+(?:the\s+|a\s+|one\s+)?(?:node|gpus|cards|devices)\b|\b(?:different|all|other)\s+ranks\b|"
+                           r"\bexpert[\s\-]parallel(?:ism)?\b|\bEP\s+(?:across|over)\b|\bDP[\s\-]attention\b|"
+                           r"\bTP\s+and\s+EP\b|多卡并行|多卡部署", re.I)
+
 # two GPUs written as a list or alternatives ("A100/H100", "4090 或 3090", "3090, 4090 and 5090"):
 # how many of each ran is not said
 # (a bare model number between them is one more of the list: "RTX 3060/4070/4090")
@@ -1326,6 +1346,10 @@ def parse_claim(text: str) -> Claim:
         f["gpu_count"], src["gpu_count"] = int(row.group("n")), row.group(0).strip("；;，,、:： ")
         foot.pop("_singular", None)
     singular = foot.pop("_singular", None)
+    if singular and _SEVERAL_GPUS.search(t):
+        # "DeepSeek-R1 on H20-96G … TP and EP across the node … on different ranks": the run has
+        # several of the GPU named, though it says not how many
+        singular = None
     if "gpu_count" not in f and singular and head.scope not in ("gpu", "node"):
         # ("1848 tok/s/GPU on MI355X": a per-GPU figure is a deployment's total over its GPUs,
         # so one GPU named says nothing of how many; nor does "on H20-96G … each node achieves")

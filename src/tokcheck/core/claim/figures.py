@@ -66,7 +66,7 @@ _SEC = r"(?:s|sec|secs|seconds?|秒)" + _PER_REQ + r"(?![a-z/])(?!\s*内?\s*(?:�
 _NOT_EFFICIENCY = r"(?!\s*(?:/|per\s+|每)\s*(?:[tpg]?flops?|tops|watts?|w|kw|\$|usd|dollars?|瓦|美元)(?![a-z]))"
 
 _NUM_BODY = (rf"(?P<num>{NUMBER})(?:\s*(?:~|->|→|-|to|至|到)\s*(?P<num2>{NUMBER}))?"
-             rf"(?:\s*(?P<mult>{MULTIPLIER})(?![a-z]))?\s*(?P<post>\+|多|余)?")
+             rf"(?:\s*(?P<mult>{MULTIPLIER})(?![a-z]))?\s*(?P<post>\+|多|余|ish(?=\s))?")
 _FIGURE = re.compile(
     rf"(?<![a-z0-9_.])(?:(?<!/)|(?<=\d/))(?:(?<!\d,)|(?!\d{{3}}(?![\d.])))" + _NUM_BODY
     + rf"\s*(?P<gap>(?:(?:{_GAP_WORDS})(?![a-z])\s*){{0,3}})"
@@ -95,9 +95,10 @@ _SPEED_TOKENS_MORE = re.compile(rf"(?:^|时|，|,|、)\s*(?P<num>{NUMBER})\s*(?:
 
 # Latency words: a bare "8.66 秒" or "35 ms" is a figure only near one of these.
 _LATENCY_WORDS = re.compile(
-    r"ttft|time[\s\-]to[\s\-]first[\s\-](?:token|byte)|first[\s\-]token|首\s*(?:个\s*)?(?:token|字|词|包)|第一个\s*(?:token|字|词)|"
+    r"ttft|\bftl\b|time[\s\-]to[\s\-]first[\s\-](?:token|byte)|first[\s\-]token|首\s*(?:个\s*)?(?:token|字|词|包)|第一个\s*(?:token|字|词)|"
     r"latency|延迟|时延|响应时间|tpot|\bitl\b|\btbt\b|inter[\s\-]token|time\s+per\s+(?:output\s+)?token|per\s+token|"
     r"每\s*个?\s*token|takes?|took|需要|要|耗时|用时|花了|花费|用了|等了|waited|(?:推理|推论|生成|响应)时间|prefill\w*|预填充|"
+    r"单步(?:推理|操作)|(?:推理|操作)体感|"
     r"返回[^，,。；;]{0,12}回答|完整(?:返回|回答|响应)|完整的?回复|(?:一次|每次|一条)(?:回复|回答|响应|请求)|"
     r"process(?:es|ing)?\s+(?:the\s+)?prompts?|"
     # "decode went from 9.213 ms to 8.715 ms", "a 12 ms decode step": one decode step's time
@@ -139,7 +140,7 @@ _KEYWORDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("false", r"no\s+(?:mtp|spec\w*|speculative|draft)|without\s+(?:an?\s+|the\s+)?(?:mtp|spec\w*|speculative|draft|eagle)|"
                   r"(?:mtp|spec\w*\s+decod\w*|speculative\s+decoding)\s+(?:off|disabled)|\bplain\b|baseline|vanilla|\bstock\s+(?!settings|ryzen|intel|amd|nvidia|geforce|rtx|gtx|radeon|apple|mac|gpu|cpu|clocks?|cooler|memory|ram|ddr|card|hardware|\d)\w|"
                   r"(?:standard|regular|normal|ordinary|autoregressive)\s+decod\w*|\bautoregressive(?!\s+draft)|普通解码|常规解码|标准解码|"
-                  r"不开(?:启)?\s*(?:投机|推测|mtp)|关闭\s*(?:投机|推测|mtp)|未开启?\s*(?:投机|推测|mtp)|无\s*(?:投机|mtp)|不用\s*mtp"),
+                  r"不开(?:启)?\s*(?:投机|推测|mtp)|关闭\s*(?:投机|推测|mtp)|未开启?\s*(?:投机|推测|mtp)|无\s*(?:投机|mtp)|(?:不用|没用|没有用|未用|未使用|不使用)\s*(?:投机|推测|mtp)"),
         ("true", r"speculative|spec(?:ulative)?[\s\-_]decod\w*|\bmtp\b|eagle\s*-?\d?|medusa|draft\s+model|lookahead|\bd?flash\d?[\s\-_]?draft|\bdflash\d*\b|"
                  r"\bspec(?:[\-_]type)?\s*=\s*(?!none|off|0\b)\w|"
                  r"n-?gram\s+spec|multi[\s\-]token\s+prediction|投机|推测解码|多\s*token\s*预测"),
@@ -233,6 +234,10 @@ _UNIT_IN_BRACKETS = re.compile(rf"(?P<what>(?:gen(?:eration)?|decode|prompt|pref
 # ("Target t/s/u of 38": a per-user rate's unit, then its number)
 _UNIT_THEN_NUMBER = re.compile(rf"(?<![\w/])(?:tokens?\s+per\s+second|tok(?:en)?s?\s*/\s*s(?:ec)?|t/s(?=/u\b))(?:/u(?:ser)?\b)?\s*(?:为|是|:|：|=|\bwas\b|\bis\b|\bof\b)\s*"
                                rf"(?:约|~|about\s+)?(?P<num>{NUMBER})(?![\d.,]?\d)" + _NOT_A_RATE, re.I)
+# a log's key and its value: "tokens_per_sec 1857.9" (TensorRT-LLM's benchmark.py)
+# ("max_output_tokens_per_s 为 308.0": vllm bench's peak, a stressed figure)
+_LOG_KEY_NUMBER = re.compile(rf"(?<![\w/])(?P<key>(?:(?:max|peak|mean|median|p\d+|total|output)_)*)tokens?_per_s(?:ec(?:ond)?)?"
+                             rf"\s*(?:[:=]|为|是)?\s*(?P<num>{NUMBER})(?![\d.,]?\d)", re.I)
 _EVERY = re.compile(rf"(?:\bone|\ba|\b1)\s+(?:new\s+|output\s+)?token\s+every\s+(?:~|about\s+)?(?P<num>{NUMBER})"
                     rf"(?:\s*(?:-|~|to)\s*(?P<num2>{NUMBER}))?\s*(?P<u>ms|milliseconds?|s|sec|seconds?)(?![a-z])", re.I)
 _TIMES_PER_SECOND = re.compile(rf"(?:~|about\s+|approximately\s+|roughly\s+)?(?P<num>{NUMBER})\s+times\s+(?:per|a)\s+second", re.I)
@@ -486,9 +491,13 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             fig.why["gap"] = verb.group(0)
         found.append(fig)
     for m in _BARE_STRONG.finditer(masked):
+        if re.search(r"(?:prefill|prompt|input|输入)\s*[:=]?\s*\d+\s*[/,、]\s*$", masked[max(0, m.start() - 24):m.start()], re.I):
+            continue  # "prefill 4096 / decode 1024": a pair of lengths, not a speed
         for g in ("num", "num2"):
             if not m.group(g):
                 continue
+            if g == "num2" and re.search(r"batch|\bbs\b|concurren|并发|批", masked[m.end("num"):m.start("num2")], re.I):
+                continue  # "decode 25、batch 64": the batch is a setting
             span = (m.start(g), m.end(g))
             if any(f.span[0] < span[1] and span[0] < f.span[1] for f in found):
                 continue
@@ -650,13 +659,20 @@ def _raw_figures(t: str, masked: str) -> list[Figure]:
             fig = Figure(value=to_float(m.group("num")), unit="tok/s", span=m.span("num"), words=t[m.start():m.end()])
             fig.why["unit"] = "the weights read N times per second: N decode steps, one token each"
             merged.append(fig)
-    for m in list(_UNIT_IN_BRACKETS.finditer(masked)) + list(_UNIT_THEN_NUMBER.finditer(masked)):
+    for m in list(_UNIT_IN_BRACKETS.finditer(masked)) + list(_UNIT_THEN_NUMBER.finditer(masked)) \
+            + list(_LOG_KEY_NUMBER.finditer(masked)):
         # "gen throughput (token/s): 324.86": the unit in brackets before the number, as logs print it
         if not any(f.span[0] <= m.start("num") < f.span[1] for f in merged):
             span = m.span("num")
             fig = Figure(value=to_float(m.group("num")), unit="tok/s", span=span, words=t[m.start():m.end()])
             if m.groupdict().get("what"):
                 fig.why["gap"] = m.group("what")
+            key = m.groupdict().get("key") or ""
+            if re.match(r"(?:max|peak)_", key, re.I):
+                fig.qualifier = "up_to"
+            if re.search(r"(?:output|total)_", key, re.I):
+                # a serving benchmark's output or total tokens per second: all requests' together
+                fig.why["gap"] = key.replace("_", " ") + "throughput"
             merged.append(fig)
     merged.sort(key=lambda f: f.span[0])
     found = merged
@@ -755,7 +771,13 @@ def _windows(t: str, figs: list[Figure]) -> list[tuple[int, int, int, int]]:
 def compared_baseline(rules, value: str, t: str, at: int) -> bool:
     """Whether words saying no speculative decoding, at ``at``, name what a figure is compared
     against ("a 4.32x speedup over autoregressive decoding"), not how it ran."""
-    return rules is _KEYWORD_RX["spec"] and value == "false" and bool(
+    if rules is not _KEYWORD_RX["spec"]:
+        return False
+    if value == "true":
+        # "比开了MTP的GLM快一倍多", "faster than with MTP": the draft is the compared run's
+        return bool(re.search(r"(?:\bthan|\bvs\.?|\bversus|compared\s+(?:to|with)|相比|相较于?|比)\s*(?:the\s+)?"
+                              r"(?:开了|开启了?|打开了?|用了|使用了?|with\s+|using\s+)$", t[max(0, at - 20):at], re.I))
+    return value == "false" and bool(
         re.search(r"(?:\bover|\bthan|\bvs\.?|\bversus|compared\s+(?:to|with)|相比|相较于?|比)\s*(?:the\s+)?$",
                   t[max(0, at - 20):at], re.I))
 
@@ -904,11 +926,12 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             around = t[win[0]:f.span[0]] + " " + t[f.span[1]:win[3]]
             f.metric = ("e2e_latency" if re.search(r"/\s*req", f.words, re.I)
                         else "tpot" if re.search(r"tpot|\bitl\b|\btbt\b|\bdecode\s+(?:step|went|latency|time)|decode[\s\-]step|per[\s\-]step\s+(?:latency|time)|每步|(?:一|每)个?\s*step|inter[\s\-]token|(?:2nd|second|next)[\s\-]token\s+latency|time\s+between\s+tokens|per\s+(?:output\s+)?token|token\s*间|每\s*个?\s*token", around, re.I)
-                        else "ttft" if re.search(r"ttft|first|\b1st\b|首|吐出(?:第)?一个|第一个\s*(?:token|字|词)", around, re.I)
+                        else "ttft" if re.search(r"ttft|\bftl\b|first|\b1st\b|首|吐出(?:第)?一个|第一个\s*(?:token|字|词)", around, re.I)
                         # ("分块 Prefill", "chunked prefill": an engine feature, not a time to the first token)
                         else "ttft" if re.search(r"(?<!分块\s)(?<!分块)(?<!chunked\s)prefill\w*|(?<!分块)预填充|process(?:es|ing)?\s+(?:the\s+)?prompts?", around, re.I)
                         else "e2e_latency" if re.search(r"e2e|end[\s\-]to[\s\-]end|整句|总时延|整体时延|request\s+latency|完整响应|完整的?回复|(?:一次|每次|一条)(?:回复|回答|响应|请求)|返回[^，,。；]{0,12}回答|完整(?:返回|回答)|"
                                                         r"takes?|took|需要|要|耗时|用时|花了|花费|用了|(?:推理|生成|响应)时间|"
+                                                        r"单步(?:推理|操作)?|(?:推理|操作)体感|"
                                                         r"\blatency|延迟|时延", around, re.I)
                         else None)
             if f.metric == "tpot":  # a time per output token is kept in ms per token
@@ -978,7 +1001,7 @@ def find_figures(t: str, masked: str | None = None) -> list[Figure]:
             f.scope, f.metric = "aggregate", "aggregate_throughput"
         between = t[f.span[1]:figs[i + 1].span[0]] if i + 1 < len(figs) else ""
         if i + 1 < len(figs) and (figs[i + 1].unit == f.unit or (f.metric == "tpot" and figs[i + 1].unit == "ms")) and (_CHANGE_TO.search(between) or _CHANGE_WORDY.search(between)) \
-                and not _SET_AGAINST.search(between) \
+                and not _SET_AGAINST.search(between) and not _OTHER_SPEAKER.search(between) \
                 and not re.search(r"(?:从|由|\bfrom)\s*(?:约|~|about\s+)?\d", between[between.find(";") + 1:], re.I):
             # "只能达到 6-7 token/s，而 readme 里 … 就能到 8 token/s" sets two results side by side
             f.before_change = True
@@ -1293,6 +1316,12 @@ def infer_single_request(figs: list[Figure], text_says_concurrent: bool) -> None
         elif not f.is_rate and f.scope is None:
             f.scope = "request"
             f.why["scope"] = "inferred: no scope or concurrency stated"
+
+
+# another person's answer between two figures: "… 19.517 token/s。工程师回复 … 能跑到 43token/s" is
+# no change of one run
+_OTHER_SPEAKER = re.compile(r"回复|答复|回答|replied|responded|answered|另一(?:位|个)?(?:用户|人|网友)|其他人|有人说|"
+                            r"another\s+user|someone\s+else|(?:the\s+)?maintainers?\s+(?:said|says|got|gets|reported)", re.I)
 
 
 def choose_headline(figs: list[Figure]) -> Figure | None:

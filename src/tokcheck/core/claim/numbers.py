@@ -30,7 +30,7 @@ QUALIFIER_BEFORE = (
     ("under", r"under|below|less\s+than|不到|低于|不足|少于"),
 )
 #: Words after a number that qualify it.
-QUALIFIER_AFTER = (("over", r"\+|多|以上|余"), ("approx", r"左右|上下"))
+QUALIFIER_AFTER = (("over", r"\+|多|以上|余"), ("approx", r"左右|上下|ish"))
 
 _WORD_COUNTS = {
     "one": 1, "single": 1, "a single": 1, "two": 2, "dual": 2, "twin": 2, "a pair of": 2, "pair of": 2,

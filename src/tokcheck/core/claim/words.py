@@ -26,9 +26,10 @@ _PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("MXFP4", r"mxfp4"),
     ("FP4", r"\bfp4\b|\bfloat4\b|\be2m1\b"),
     ("BFP8", r"\bbfp8(?:[\-_]?b)?\b"),
-    ("FP8", r"\bfp8\b|\bfloat8\b|\be4m3\b|\bw8a8[\s\-_]?fp8\b|\bfp8[\s\-_]?dynamic\b"),
+    ("DFloat11", r"\bdfloat11\b|\bdf11\b"),
+    ("FP8", r"\bfp8\b|--(?:enable|use)_fp8\b|\bfloat8\b|\be4m3\b|\bw8a8[\s\-_]?fp8\b|\bfp8[\s\-_]?dynamic\b"),
     ("INT8", r"(?<![a-z0-9])q8f(?:16|32)(?:_\d)?(?![a-z0-9])|\bint8\b|\bw8a8\b|\bw8a16\b|\b8[\s\-]?bits?\b|\bbnb[\s\-_]?8bit|\bllm\.int8|8\s*位(?:元|比特)?量化|8\s*比特"),
-    ("INT4", r"(?<![a-z0-9])q4f(?:16|32)(?:_\d)?(?![a-z0-9])|\bint4\b|\bauto[\-_]?round\b|\bw4a16\b|\bw4a8(?:kv4|kv8)?\b|\bw4afp8\b|\bw4a8[\-_]?fp8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位(?:元|比特)?量化|4\s*比特"),
+    ("INT4", r"(?<![a-z0-9])q4f(?:16|32)(?:_\d)?(?![a-z0-9])|\bint4\b|\bauto[\-_]?round\b|\bw4a(?:4|16)\b|\bw4a8(?:kv4|kv8)?\b|\bw4afp8\b|\bw4a8[\-_]?fp8\b|\b4[\s\-]?bits?\b|\bawq\b|\bgptq\b|\bnf4\b|\bbnb[\s\-_]?4bit|q4\s*量化|4\s*位(?:元|比特)?量化|4\s*比特"),
     ("1.58bpw", r"\bb1\.58\b|\b1\.58[\s\-]?bits?\b|\bternary\b"),
     ("6bpw", r"\b6[\s\-]?bits?\b"),
     ("5bpw", r"\b5[\s\-]?bits?\b"),
@@ -398,6 +399,10 @@ _ENGINES = (
     ("tinygrad", r"\btinygrad\b"),
     ("gpt-fast", r"\bgpt[\-_]fast\b"),
     ("distributed-llama", r"\bdistributed[\s\-_]llama\b"),
+    ("candle-vllm", r"\bcandle[\-_]vllm\b"),
+    ("efficient-transformers", r"\befficient[\-_]transformers\b"),
+    ("Jan", r"\bJan(?=\s+(?:user|app|desktop|ai)\b|'s\b)"),
+    ("Atomic Chat", r"\batomic\s+chat\b"),
     ("vLLM", r"\bvllm\b"),
     ("SGLang", r"\bsglang\b"),
     ("llama-cpp-python", r"llama[\-_]cpp[\-_]python"),
@@ -581,6 +586,9 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             or re.search(rf"{_N}\s*(?:tokens?\s*)?/\s*{_N2}\s*(?:tokens?\s*)?(?:in\s*/\s*out|input\s*/\s*output|输入\s*/\s*输出|isl\s*/\s*osl)", t, re.I)
             or re.search(rf"{_N}\s*(?:tokens?\s+)?(?:in(?:put)?)\s*(?:/|,|and|\+)\s*{_N2}\s*(?:tokens?\s+)?out(?:put)?\b", t, re.I)
             or re.search(rf"\b{_N}\s*(?:in|input)\s*[/→>-]+\s*{_N2}\s*(?:out|output)\b", t, re.I)
+            # "prefill 4096 / decode 1024": the two phases' lengths (not their speeds, which a unit follows)
+            or re.search(rf"\b(?:prefill|prompt)\s*[:=]?\s*{_N}\s*/\s*(?:decode|generation)\s*[:=]?\s*{_N2}"
+                         r"(?!\s*(?:tok|t/s|tps|ms|s\b|秒|token/s|tokens?\s*/|tokens?\s+per))", t, re.I)
             # "a random 8192-in/1024-out workload"
             or re.search(rf"\b{_N}-(?:in|input)\s*/\s*{_N2}-(?:out|output)\b", t, re.I)
             # "ISL 128 / OSL 128", "ISL=1024, OSL=8192": of several, the headline's
@@ -646,7 +654,7 @@ def length_words(t: str, near: int | None = None, prefill_headline: bool = False
             rf"\bfor\s+(?:~|about\s+)?{_N}\s*(?:output\s+|new\s+|generated\s+)?tokens?\b(?!\s*(?:of\s+)?(?:prompt|input|context))",
             rf"{_N}[\s\-]*tokens?\s+(?:\w+\s+)?completions?\b",
             rf"{_N}\s*tokens?\s+in\s+\d+(?:\.\d+)?\s*(?:s|sec|secs|seconds?|秒)\b",
-            rf"generat(?:e|es|ing|ed)\s+{_N}\s*(?:new\s+)?tokens?\b",
+            rf"generat(?:e|es|ing|ed)\s+(?:~|about\s+|around\s+|roughly\s+|approximately\s+)?{_N}\s*(?:new\s+)?tokens?\b",
             rf"(?<!prompt\s)(?<!prompt_)\beval[\s_]count\s*[:=]?\s*{_N}",
             rf"(?<![\d.]){_N}\s+generated\b(?!\s+(?:at|in)\b)",
             rf"\btg\s*(?P<n>\d+)\b(?P<k>)"], t, near, taken=taken_n)
@@ -681,7 +689,8 @@ def option_words(t: str) -> dict:
         out["batch_policy"] = (m.group(0), m.start(), m.end())
     m = re.search(r"no\s+(?:mtp|speculative|spec\w*\s+decod\w*|draft)|without\s+(?:mtp|speculative|spec\w*|draft|eagle)|"
                   r"spec(?:ulative)?[\s\-_]decod\w*\s*(?:off|disabled)|mtp\s+(?:off|disabled)|"
-                  r"不开(?:启)?\s*(?:投机|推测|mtp)|关闭\s*(?:投机|推测|mtp)|未开启?\s*(?:投机|推测|mtp)|无\s*(?:投机|mtp)", low)
+                  r"不开(?:启)?\s*(?:投机|推测|mtp)|关闭\s*(?:投机|推测|mtp)|未开启?\s*(?:投机|推测|mtp)|无\s*(?:投机|mtp)|"
+                  r"(?:不用|没用|没有用|未用|未使用|不使用)\s*(?:投机|推测|mtp)", low)
     if m:
         out["speculative_decoding"] = (False, m.start(), m.end())
     else:
