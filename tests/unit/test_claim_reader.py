@@ -2095,3 +2095,12 @@ def test_twenty_fifth_set_precision_models_and_counts():
     c = parse_claim("Deploying DeepSeek-R1 on H20-96G with SGLang (DP attention, TP and EP across the node), gen throughput "
                     "of 693.45 token/s on different ranks with 32 running requests.")
     assert c.fields["gpu"] == "H20" and "gpu_count" not in c.fields
+
+
+def test_runs_on_one_card_and_on_several_give_the_headline_no_count():
+    from tokcheck.core.verdict import analyze_claim
+
+    c = parse_claim("在32G V100上分别做了MOSS的FP16多卡部署和8 Bit、4 Bit量化单卡部署,推理都很慢,一个普通问题要100-120秒甚至更长才能答完。")
+    assert "gpu_count" not in c.fields
+    # (read as one card, the FP16 weights would not fit and the claim would be called impossible)
+    assert analyze_claim(c).verdict == "plausible"

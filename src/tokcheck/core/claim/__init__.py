@@ -1345,6 +1345,13 @@ def parse_claim(text: str) -> Claim:
         # "10卡MI50服务器 … 1卡16-18token/s；2卡29-36token/s": the headline's own row names its card count
         f["gpu_count"], src["gpu_count"] = int(row.group("n")), row.group(0).strip("；;，,、:： ")
         foot.pop("_singular", None)
+    last_one = max((m.end() for m in re.finditer(r"单卡|单张|单块", t[:head.span[0]])), default=None)
+    if src.get("gpu_count") in ("单卡", "单张", "单块") and re.search(r"多卡|多张|多块|双卡", t) and last_one is not None \
+            and re.search(r"都|均|全都|\ball\b|\bboth\b", t[last_one:head.span[0]], re.I):
+        # "FP16多卡部署和8 Bit、4 Bit量化单卡部署,推理都很慢": runs on one card and on several, the
+        # headline said of them all: no count is the headline's
+        f.pop("gpu_count", None), src.pop("gpu_count", None)
+        foot.pop("_singular", None)
     singular = foot.pop("_singular", None)
     if singular and _SEVERAL_GPUS.search(t):
         # "DeepSeek-R1 on H20-96G … TP and EP across the node … on different ranks": the run has
