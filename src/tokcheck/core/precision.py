@@ -97,8 +97,8 @@ _FORMATS = (
     Precision("MXFP4", 0.5, 0.5 + 1 / 32, False, "OCP MX: one E8M0 scale per 32 values"),
     Precision("NVFP4", 0.5, 0.5 + 1 / 16, False, "one FP8 E4M3 scale per 16 values"),
     Precision("BFP8", 1, 1 + 1 / 16, False, "Tenstorrent block float: one 8-bit exponent shared by 16 values"),
-    Precision("DFloat11", 2, 1.4, False, "lossless BF16 with Huffman-coded exponents: ~70 % of BF16's bytes, "
-                                         "decompressed on the GPU"),
+    Precision("DFloat11", 11 / 8, 1.4, False, "lossless BF16 with Huffman-coded exponents: ~11 bits a weight, "
+                                              "~70 % of BF16's bytes with its tables, decompressed on the GPU"),
 )
 
 #: GGUF tensor types that store quantized weights: name → (weights per block, bytes per block),
