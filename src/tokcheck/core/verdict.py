@@ -1427,10 +1427,10 @@ def _no_gpu(result: ClaimAnalysis, claim: Claim, readings: list[Reading], rate, 
         # needed at least (more where its prompt took some of that time), so a common setup
         # reaching twice that speed makes the latency plausible
         need, out, secs = latency_rate
-        req = requirements_for(r0.model, list(readings), need, context, per_stream=True)
         # (twice the speed, so that the prompt may have taken up to half of the time; looked for
         # among all the setups, not only the smallest few that reach the speed itself)
         every = requirements_for(r0.model, list(readings), need, context, per_stream=True, limit=1000)
+        req = _smallest_setups(every)
         small = [x for p in every["by_precision"] for x in p["setups"] if x["count"] <= 8 and x["hard_tok_s"] >= 2 * need]
         small.sort(key=lambda x: (x["count"], x["hard_tok_s"]))
         if not small:
@@ -1531,32 +1531,45 @@ def _other_concurrency(text: str, head, t) -> bool:
     return any(start <= s < t.span[0] and n != head.concurrency for n, s, _ in concurrency_mentions(text, [t.span]))
 
 
+def _smallest_setups(req: dict, limit: int = 6) -> dict:
+    """``requirements_for``'s answer cut to the ``limit`` smallest setups per precision, as a call
+    with that ``limit`` returns it (for the report, where the judgement looked at all of them)."""
+    by = [{**p, "setups": p["setups"][:limit]} for p in req["by_precision"]]
+    return {**req, "by_precision": by, "setups": by[0]["setups"] if by else []}
+
+
+def _latency_seconds(claim: Claim) -> tuple[float, float] | None:
+    """The headline latency in seconds (the slow end of a range) and as written: ``(seconds,
+    value)``, or None where the headline is no positive time in s or ms."""
+    value, unit = claim.fields.get("value"), claim.fields.get("unit")
+    if value is None or unit not in ("s", "ms"):
+        return None
+    v = max(value) if isinstance(value, (list, tuple)) else value
+    secs = v / (1000.0 if unit == "ms" else 1.0)
+    return (float(secs), v) if secs and secs > 0 else None
+
+
 def _latency_as_rate(claim: Claim) -> tuple[float, float, float] | None:
     """A request's stated output length over its stated latency, the decode speed it needed at
     least: ``(tok/s, output tokens, seconds)``, or None where either is missing."""
-    f = claim.fields
-    out, value, unit = f.get("output_tokens"), f.get("value"), f.get("unit")
-    if out is None or value is None or unit not in ("s", "ms"):
+    out = claim.fields.get("output_tokens")
+    lat = _latency_seconds(claim)
+    if out is None or lat is None:
         return None
     out = max(out) if isinstance(out, (list, tuple)) else out
-    secs = (max(value) if isinstance(value, (list, tuple)) else value) / (1000.0 if unit == "ms" else 1.0)
-    if not out or not secs or secs <= 0:
+    if not out:
         return None
-    return float(out) / secs, float(out), secs
+    return float(out) / lat[0], float(out), lat[0]
 
 
 def _latency_without_length_no_gpu(claim: Claim, readings: list[Reading], context: int) -> _Judgement | None:
     """An end-to-end latency with neither its output length nor a GPU stated: plausible where one
     decode step fits in it on some common setup (``requirements_for`` at one token in that time),
     as the same latency is judged against a named GPU; None where the value is not a latency."""
-    f = claim.fields
-    value, unit = f.get("value"), f.get("unit")
-    if value is None or unit not in ("s", "ms"):
+    lat = _latency_seconds(claim)
+    if lat is None:
         return None
-    v = max(value) if isinstance(value, (list, tuple)) else value
-    secs = v / 1000.0 if unit == "ms" else float(v)
-    if secs <= 0:
-        return None
+    (secs, v), unit = lat, claim.fields["unit"]
     req = requirements_for(readings[0].model, list(readings), 1.0 / secs, context, per_stream=True, limit=1000)
     setups = [s for p in req["by_precision"] for s in p["setups"]]
     if not setups:
